@@ -1,0 +1,47 @@
+"""tilec-opt as a program: bad input is one diagnostic line and exit status 1, never a traceback."""
+
+import subprocess
+import sys
+
+import pytest
+
+VALID = """func.func @f(%x: f32) -> tensor<4xf32> {
+  %0 = "tile.splat"(%x) : (f32) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+INVALID = VALID.replace("tensor<4xf32>", "tensor<4xf16>")
+
+
+def run(args, stdin):
+    return subprocess.run(
+        [sys.executable, "-m", "tilec.tools.opt", *args], input=stdin, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(
+    "args,stdin,expected",
+    [
+        ([], "garbage\n", "<stdin>:1:1: error: custom op 'garbage' is unknown"),
+        (["-p", "no-such-pass"], VALID, "tilec-opt: error: unknown pass or pass pipeline 'no-such-pass'"),
+        (
+            [],
+            INVALID,
+            "<stdin>:2:8: error: 'tile.splat' op result must be a tensor of f32, got tensor<4xf16>",
+        ),
+        (["missing-file.mlir"], "", "tilec-opt: error: cannot read 'missing-file.mlir'"),
+    ],
+)
+def test_bad_input_is_one_line(args, stdin, expected):
+    r = run(args, stdin)
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(expected)
+    assert "Traceback" not in r.stderr
+
+
+def test_valid_input_round_trips():
+    r = run(["-p", "tile-canonicalize,tile-verify"], VALID)
+    assert r.returncode == 0, r.stderr
+    assert '"tile.splat"(%arg0) : (f32) -> tensor<4xf32>' in r.stdout

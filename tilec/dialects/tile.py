@@ -1,0 +1,1020 @@
+"""The tile dialect: defined once here, loaded through IRDL into every context tilec creates.
+
+Values are builtin `tensor<...>` of scalars or of `!tile.ptr<T>`; scalars are plain MLIR scalars and
+`arith`/`math` ops apply elementwise to tensors. Only what arith/math/scf cannot say is a tile op.
+
+Each op is an `OpSpec`: its operands, results, attributes and regions become the IRDL definition,
+its docstring and example become `docs/dialect.md`, and its `verify` function checks what IRDL cannot
+express (shapes, element types). IRDL ops carry no traits, so there is no custom assembly: tile ops
+print and parse in MLIR's generic form, `"tile.splat"(%x) : (f32) -> tensor<128xf32>`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import irdl
+
+DIALECT = "tile"
+
+# ----------------------------------------------------------------------------------------------
+# Types
+# ----------------------------------------------------------------------------------------------
+
+TYPES_IRDL = """
+  irdl.type @ptr {
+    %pointee = irdl.any
+    irdl.parameters(pointee: %pointee)
+  }
+  irdl.type @ptr_as {
+    %pointee = irdl.any
+    %space = irdl.any
+    irdl.parameters(pointee: %pointee, addrspace: %space)
+  }
+"""
+
+TYPES_DOC = """\
+### `!tile.ptr<T>` and `!tile.ptr_as<T, N : i32>`
+
+A pointer to a value of type `T` in global memory (`!tile.ptr<T>`), or in address space `N`
+(`!tile.ptr_as<f32, 3 : i32>` is a pointer into shared memory). A tensor of pointers,
+`tensor<128x!tile.ptr<f32>>`, holds one address per element: this is how tile code addresses memory.
+"""
+
+
+def ptr_type(pointee: ir.Type, address_space: int | None = None) -> ir.Type:
+    """`!tile.ptr<pointee>`, or `!tile.ptr_as<pointee, N : i32>` for address space N."""
+    if address_space is None:
+        return ir.Type.parse(f"!tile.ptr<{pointee}>")
+    return ir.Type.parse(f"!tile.ptr_as<{pointee}, {address_space} : i32>")
+
+
+def is_ptr(t: ir.Type) -> bool:
+    s = str(t)
+    return s.startswith("!tile.ptr<") or s.startswith("!tile.ptr_as<")
+
+
+@functools.cache
+def _split_ptr(text: str) -> tuple[str, int | None]:
+    inner = text[text.index("<") + 1 : -1]
+    if text.startswith("!tile.ptr_as<"):
+        pointee, space = inner.rsplit(",", 1)
+        return pointee.strip(), int(space.split(":")[0])
+    return inner, None
+
+
+def pointee_type(t: ir.Type) -> ir.Type:
+    """The `T` of `!tile.ptr<T>`."""
+    return ir.Type.parse(_split_ptr(str(t))[0], t.context)
+
+
+def address_space(t: ir.Type) -> int | None:
+    return _split_ptr(str(t))[1]
+
+
+def is_tensor(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType)
+
+
+def as_tensor(t: ir.Type) -> ir.RankedTensorType | None:
+    if isinstance(t, ir.RankedTensorType):
+        return ir.RankedTensorType(t)
+    return None
+
+
+def shape_of(t: ir.Type) -> list[int]:
+    """Shape of a tensor type, `[]` for a scalar."""
+    tt = as_tensor(t)
+    return list(tt.shape) if tt is not None else []
+
+
+def element_of(t: ir.Type) -> ir.Type:
+    """Element type of a tensor type; a scalar type is its own element."""
+    tt = as_tensor(t)
+    return tt.element_type if tt is not None else t
+
+
+def with_shape(element: ir.Type, shape: Sequence[int], encoding: ir.Attribute | None = None):
+    """`tensor<shape x element>`, or the scalar `element` when shape is empty."""
+    if not shape:
+        return element
+    return ir.RankedTensorType.get(list(shape), element, encoding)
+
+
+def is_int(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType)
+
+
+def is_float(t: ir.Type) -> bool:
+    return isinstance(t, ir.FloatType)
+
+
+_FLOATS = {"f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "tf32"}
+
+
+# ----------------------------------------------------------------------------------------------
+# Op specifications
+# ----------------------------------------------------------------------------------------------
+
+
+class VerifyError(Exception):
+    """A tile op broke a rule IRDL cannot express. Carries the op for its location."""
+
+    def __init__(self, op: ir.Operation, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    kind: str = "single"  # single | optional | variadic
+    constraint: str = "irdl.any"
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    doc: str
+    example: str
+    operands: tuple[Operand, ...] = ()
+    results: tuple[Operand, ...] = ()
+    attributes: tuple[str, ...] = ()  # required attributes (IRDL checks presence)
+    optional_attributes: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    pure: bool = True  # no side effects: tile passes may CSE and erase it
+    verify: Callable[[ir.Operation], None] | None = field(default=None, compare=False)
+
+    @property
+    def full_name(self) -> str:
+        return f"{DIALECT}.{self.name}"
+
+    def irdl(self) -> str:
+        lines = [f"  irdl.operation @{self.name} {{"]
+        counter = iter(range(1000))
+
+        def section(keyword: str, values: Sequence[Operand]) -> None:
+            if not values:
+                return
+            names = []
+            for v in values:
+                var = f"%c{next(counter)}"
+                lines.append(f"    {var} = {v.constraint}")
+                kind = "" if v.kind == "single" else f"{v.kind} "
+                names.append(f"{v.name}: {kind}{var}")
+            lines.append(f"    irdl.{keyword}({', '.join(names)})")
+
+        section("operands", self.operands)
+        section("results", self.results)
+        if self.attributes:
+            entries = []
+            for a in self.attributes:
+                var = f"%c{next(counter)}"
+                lines.append(f"    {var} = irdl.any")
+                entries.append(f'"{a}" = {var}')
+            lines.append(f"    irdl.attributes {{{', '.join(entries)}}}")
+        if self.regions:
+            names = []
+            for r in self.regions:
+                var = f"%c{next(counter)}"
+                lines.append(f"    {var} = irdl.region")
+                names.append(f"{r}: {var}")
+            lines.append(f"    irdl.regions({', '.join(names)})")
+        lines.append("  }")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Verification helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def _fail(op: ir.Operation, message: str):
+    raise VerifyError(op, message)
+
+
+def _int_attr(op: ir.Operation, name: str, default: int | None = None) -> int:
+    if name not in op.attributes:
+        if default is not None:
+            return default
+        _fail(op, f"requires attribute '{name}'")
+    attr = op.attributes[name]
+    if not isinstance(attr, ir.IntegerAttr):
+        _fail(op, f"attribute '{name}' must be an integer, got {attr}")
+    return ir.IntegerAttr(attr).value
+
+
+def _str_attr(op: ir.Operation, name: str, default: str | None = None) -> str | None:
+    if name not in op.attributes:
+        return default
+    attr = op.attributes[name]
+    if not isinstance(attr, ir.StringAttr):
+        _fail(op, f"attribute '{name}' must be a string, got {attr}")
+    return ir.StringAttr(attr).value
+
+
+def _i32_array_attr(op: ir.Operation, name: str) -> list[int]:
+    if name not in op.attributes:
+        _fail(op, f"requires attribute '{name}'")
+    attr = op.attributes[name]
+    if isinstance(attr, ir.DenseI32ArrayAttr):
+        return list(ir.DenseI32ArrayAttr(attr))
+    _fail(op, f"attribute '{name}' must be array<i32: ...>, got {attr}")
+
+
+def _segments(op: ir.Operation, spec: OpSpec) -> dict[str, list[ir.Value]]:
+    """Operands grouped by their spec names (honours operandSegmentSizes)."""
+    operands = list(op.operands)
+    kinds = [o.kind for o in spec.operands]
+    if sum(k != "single" for k in kinds) <= 1:
+        n_multi = len(operands) - sum(k == "single" for k in kinds)
+        sizes = [1 if k == "single" else n_multi for k in kinds]
+    else:
+        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    out, pos = {}, 0
+    for o, n in zip(spec.operands, sizes):
+        out[o.name] = operands[pos : pos + n]
+        pos += n
+    return out
+
+
+def _one(seg: dict[str, list[ir.Value]], name: str) -> ir.Value | None:
+    values = seg.get(name) or []
+    return values[0] if values else None
+
+
+def _check_axis(op: ir.Operation, axis: int, rank: int) -> None:
+    if not 0 <= axis < rank:
+        _fail(op, f"axis {axis} is out of range for a tensor of rank {rank}")
+
+
+def _pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _type_of(v: ir.Value) -> ir.Type:
+    return v.type
+
+
+def _expect_shape(op, what: str, t: ir.Type, shape: list[int]) -> None:
+    if shape_of(t) != shape:
+        _fail(op, f"{what} must have shape {shape}, got {t}")
+
+
+def _check_ptr_like(op, what: str, t: ir.Type) -> ir.Type:
+    """Returns the pointee type of a pointer or tensor of pointers."""
+    if not is_ptr(element_of(t)):
+        _fail(op, f"{what} must be a !tile.ptr or a tensor of them, got {t}")
+    return pointee_type(element_of(t))
+
+
+def _check_mask(op, mask: ir.Value | None, shape: list[int]) -> None:
+    if mask is None:
+        return
+    t = mask.type
+    if str(element_of(t)) != "i1" or shape_of(t) != shape:
+        _fail(op, f"mask must be i1 with shape {shape}, got {t}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-op verifiers
+# ----------------------------------------------------------------------------------------------
+
+
+def _v_program_id(op):
+    axis = _int_attr(op, "axis")
+    if axis not in (0, 1, 2):
+        _fail(op, f"axis must be 0, 1 or 2, got {axis}")
+
+
+def _v_make_range(op):
+    start, end = _int_attr(op, "start"), _int_attr(op, "end")
+    if end <= start:
+        _fail(op, f"end ({end}) must be greater than start ({start})")
+    if not _pow2(end - start):
+        _fail(op, f"range length {end - start} must be a power of two")
+    t = op.results[0].type
+    if str(t) != f"tensor<{end - start}xi32>":
+        _fail(op, f"result must be tensor<{end - start}xi32>, got {t}")
+
+
+def _v_splat(op):
+    src, res = op.operands[0].type, op.results[0].type
+    if as_tensor(src) is not None:
+        _fail(op, f"operand must be a scalar, got {src}")
+    if as_tensor(res) is None or element_of(res) != src:
+        _fail(op, f"result must be a tensor of {src}, got {res}")
+
+
+def _v_broadcast(op):
+    src, res = op.operands[0].type, op.results[0].type
+    if as_tensor(src) is None or as_tensor(res) is None:
+        _fail(op, f"operand and result must be tensors, got {src} and {res}")
+    if element_of(src) != element_of(res):
+        _fail(op, f"element types differ: {src} vs {res}")
+    s, r = shape_of(src), shape_of(res)
+    if len(s) != len(r) or any(a != b and a != 1 for a, b in zip(s, r)):
+        _fail(op, f"cannot broadcast shape {s} to {r}: ranks must match and only size-1 dims grow")
+
+
+def _v_expand_dims(op):
+    src, res = op.operands[0].type, op.results[0].type
+    s = shape_of(src)
+    axis = _int_attr(op, "axis")
+    if not 0 <= axis <= len(s):
+        _fail(op, f"axis {axis} is out of range for a tensor of rank {len(s)}")
+    expected = s[:axis] + [1] + s[axis:]
+    if shape_of(res) != expected or element_of(res) != element_of(src):
+        _fail(op, f"result must be {with_shape(element_of(src), expected)}, got {res}")
+
+
+def _v_reshape(op):
+    src, res = op.operands[0].type, op.results[0].type
+    if as_tensor(res) is None:
+        _fail(op, f"result must be a tensor, got {res}")
+    if element_of(src) != element_of(res):
+        _fail(op, f"element types differ: {src} vs {res}")
+    n_src = 1
+    for d in shape_of(src):
+        n_src *= d
+    n_res = 1
+    for d in shape_of(res):
+        n_res *= d
+    if n_src != n_res:
+        _fail(op, f"reshape must keep the number of elements: {n_src} vs {n_res}")
+
+
+def _v_trans(op):
+    src, res = op.operands[0].type, op.results[0].type
+    s = shape_of(src)
+    order = _i32_array_attr(op, "order")
+    if sorted(order) != list(range(len(s))):
+        _fail(op, f"order {order} is not a permutation of the {len(s)} dimensions")
+    expected = [s[i] for i in order]
+    if shape_of(res) != expected or element_of(res) != element_of(src):
+        _fail(op, f"result must be {with_shape(element_of(src), expected)}, got {res}")
+
+
+def _v_addptr(op):
+    ptr, off, res = (v.type for v in (op.operands[0], op.operands[1], op.results[0]))
+    _check_ptr_like(op, "ptr", ptr)
+    if not is_int(element_of(off)):
+        _fail(op, f"offset must be an integer or a tensor of integers, got {off}")
+    if shape_of(off) != shape_of(ptr):
+        _fail(op, f"offset shape {shape_of(off)} must match pointer shape {shape_of(ptr)}")
+    if res != ptr:
+        _fail(op, f"result type {res} must equal the pointer type {ptr}")
+
+
+_CACHE = {"", "ca", "cg", "cs", "cv", "wb", "wt"}
+_EVICT = {"", "normal", "evict_first", "evict_last"}
+
+
+def _check_hints(op):
+    cache = _str_attr(op, "cache", "")
+    if cache not in _CACHE:
+        _fail(op, f"cache modifier '{cache}' is not one of {sorted(_CACHE - {''})}")
+    evict = _str_attr(op, "eviction", "")
+    if evict not in _EVICT:
+        _fail(op, f"eviction policy '{evict}' is not one of {sorted(_EVICT - {''})}")
+
+
+def _v_load(op):
+    seg = _segments(op, SPECS["load"])
+    ptr = _one(seg, "ptr").type
+    res = op.results[0].type
+    pointee = _check_ptr_like(op, "ptr", ptr)
+    expected = with_shape(pointee, shape_of(ptr))
+    if res != expected:
+        _fail(op, f"result must be {expected} (the pointee with the pointer's shape), got {res}")
+    _check_mask(op, _one(seg, "mask"), shape_of(ptr))
+    other = _one(seg, "other")
+    if other is not None:
+        if _one(seg, "mask") is None:
+            _fail(op, "'other' requires a mask")
+        if other.type != res:
+            _fail(op, f"'other' must have the result type {res}, got {other.type}")
+    _check_hints(op)
+
+
+def _v_store(op):
+    seg = _segments(op, SPECS["store"])
+    ptr, value = _one(seg, "ptr").type, _one(seg, "value").type
+    pointee = _check_ptr_like(op, "ptr", ptr)
+    expected = with_shape(pointee, shape_of(ptr))
+    if value != expected:
+        _fail(op, f"value must be {expected} to store through {ptr}, got {value}")
+    _check_mask(op, _one(seg, "mask"), shape_of(ptr))
+    _check_hints(op)
+
+
+def _combiner_block(op, n: int) -> ir.Block:
+    region = op.regions[0]
+    blocks = list(region.blocks)
+    if len(blocks) != 1:
+        _fail(op, "combiner region must have exactly one block")
+    block = blocks[0]
+    ops = list(block.operations)
+    if not ops or ops[-1].name != "gpu.yield":
+        _fail(op, "combiner region must end in gpu.yield")
+    if len(ops[-1].operands) != n:
+        _fail(op, f"combiner must yield {n} value(s), got {len(ops[-1].operands)}")
+    return block
+
+
+def _check_combiner(op, elements: list[ir.Type]) -> None:
+    block = _combiner_block(op, len(elements))
+    args = [a.type for a in block.arguments]
+    if args != elements + elements:
+        _fail(
+            op,
+            "combiner arguments must be ("
+            + ", ".join(str(t) for t in elements + elements)
+            + f"), got ({', '.join(str(t) for t in args)})",
+        )
+    yielded = [v.type for v in list(block.operations)[-1].operands]
+    if yielded != elements:
+        _fail(op, f"combiner must yield ({', '.join(map(str, elements))})")
+
+
+def _v_reduce(op):
+    srcs = list(op.operands)
+    if not srcs:
+        _fail(op, "needs at least one operand")
+    shape = shape_of(srcs[0].type)
+    if not shape:
+        _fail(op, f"operand must be a tensor, got {srcs[0].type}")
+    if any(shape_of(s.type) != shape for s in srcs):
+        _fail(op, "all operands must have the same shape")
+    axis = _int_attr(op, "axis")
+    _check_axis(op, axis, len(shape))
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    elements = [element_of(s.type) for s in srcs]
+    if len(op.results) != len(srcs):
+        _fail(op, f"must have {len(srcs)} result(s), got {len(op.results)}")
+    for r, e in zip(op.results, elements):
+        if r.type != with_shape(e, out_shape):
+            _fail(op, f"result must be {with_shape(e, out_shape)}, got {r.type}")
+    _check_combiner(op, elements)
+
+
+def _v_scan(op):
+    srcs = list(op.operands)
+    if not srcs:
+        _fail(op, "needs at least one operand")
+    shape = shape_of(srcs[0].type)
+    if not shape:
+        _fail(op, f"operand must be a tensor, got {srcs[0].type}")
+    axis = _int_attr(op, "axis")
+    _check_axis(op, axis, len(shape))
+    if [r.type for r in op.results] != [s.type for s in srcs]:
+        _fail(op, "results must have the operand types")
+    _check_combiner(op, [element_of(s.type) for s in srcs])
+
+
+_PRECISIONS = {"ieee", "tf32", "tf32x3"}
+
+
+def _v_dot(op):
+    a, b, acc = (v.type for v in op.operands)
+    res = op.results[0].type
+    sa, sb, sc = shape_of(a), shape_of(b), shape_of(acc)
+    if len(sa) != 2 or len(sb) != 2:
+        _fail(op, f"operands must be 2-D tensors, got {a} and {b}")
+    if sa[1] != sb[0]:
+        _fail(op, f"inner dimensions differ: {sa} x {sb}")
+    if sc != [sa[0], sb[1]] or res != acc:
+        _fail(op, f"accumulator and result must be {[sa[0], sb[1]]} of one type, got {acc} -> {res}")
+    if element_of(a) != element_of(b):
+        _fail(op, f"operand element types differ: {element_of(a)} vs {element_of(b)}")
+    if min(sa + sb) < 16:
+        _fail(op, f"every dot dimension must be >= 16, got {sa} x {sb}")
+    prec = _str_attr(op, "input_precision", "ieee")
+    if prec not in _PRECISIONS:
+        _fail(op, f"input_precision '{prec}' is not one of {sorted(_PRECISIONS)}")
+
+
+_RMW_KINDS = {"add", "fadd", "max", "min", "umax", "umin", "and", "or", "xor", "xchg"}
+_SEMANTICS = {"relaxed", "acquire", "release", "acq_rel"}
+_SCOPES = {"gpu", "cta", "sys"}
+
+
+def _check_atomic_attrs(op):
+    sem = _str_attr(op, "sem", "acq_rel")
+    if sem not in _SEMANTICS:
+        _fail(op, f"memory semantics '{sem}' is not one of {sorted(_SEMANTICS)}")
+    scope = _str_attr(op, "scope", "gpu")
+    if scope not in _SCOPES:
+        _fail(op, f"scope '{scope}' is not one of {sorted(_SCOPES)}")
+
+
+def _v_atomic_rmw(op):
+    seg = _segments(op, SPECS["atomic_rmw"])
+    ptr, val = _one(seg, "ptr").type, _one(seg, "value").type
+    pointee = _check_ptr_like(op, "ptr", ptr)
+    kind = _str_attr(op, "kind")
+    if kind not in _RMW_KINDS:
+        _fail(op, f"atomic kind '{kind}' is not one of {sorted(_RMW_KINDS)}")
+    expected = with_shape(pointee, shape_of(ptr))
+    if val != expected or op.results[0].type != expected:
+        _fail(op, f"value and result must be {expected}, got {val} -> {op.results[0].type}")
+    if kind == "fadd" and not is_float(pointee):
+        _fail(op, f"'fadd' needs a float pointee, got {pointee}")
+    if kind in ("and", "or", "xor", "umax", "umin", "add") and not is_int(pointee):
+        _fail(op, f"'{kind}' needs an integer pointee, got {pointee}")
+    _check_mask(op, _one(seg, "mask"), shape_of(ptr))
+    _check_atomic_attrs(op)
+
+
+def _v_atomic_cas(op):
+    ptr, cmp, val = (v.type for v in op.operands)
+    pointee = _check_ptr_like(op, "ptr", ptr)
+    expected = with_shape(pointee, shape_of(ptr))
+    if cmp != expected or val != expected or op.results[0].type != expected:
+        _fail(op, f"cmp, value and result must be {expected}")
+    _check_atomic_attrs(op)
+
+
+def _v_convert_layout(op):
+    src, res = op.operands[0].type, op.results[0].type
+    if shape_of(src) != shape_of(res) or element_of(src) != element_of(res) or not shape_of(src):
+        _fail(op, f"only the layout may change: {src} vs {res}")
+
+
+def _v_print(op):
+    _str_attr(op, "prefix")
+    if "hex" in op.attributes and not isinstance(op.attributes["hex"], ir.BoolAttr):
+        _fail(op, "attribute 'hex' must be a bool")
+
+
+def _v_assert(op):
+    cond = op.operands[0].type
+    if not is_int(element_of(cond)):
+        _fail(op, f"condition must be an integer (or i1) scalar or tensor, got {cond}")
+    _str_attr(op, "message")
+
+
+# ----------------------------------------------------------------------------------------------
+# The ops
+# ----------------------------------------------------------------------------------------------
+
+_I32 = "irdl.is i32"
+
+# IRDL unifies a constraint variable across every value it constrains, so a variadic operand would
+# force all its values to one type. Ops that take several differently typed tensors (an argmax
+# reduces values and indices together) use MAX_SLOTS optional operands instead.
+MAX_SLOTS = 4
+
+
+def _slots(name: str) -> tuple[Operand, ...]:
+    return (Operand(f"{name}0"),) + tuple(Operand(f"{name}{i}", "optional") for i in range(1, MAX_SLOTS))
+
+
+def _ops() -> list[OpSpec]:
+    one = Operand
+    return [
+        OpSpec(
+            "program_id",
+            "The index of this program instance along grid axis `axis` (0, 1 or 2).",
+            '%pid = "tile.program_id"() {axis = 0 : i32} : () -> i32',
+            results=(one("result", constraint=_I32),),
+            attributes=("axis",),
+            verify=_v_program_id,
+        ),
+        OpSpec(
+            "num_programs",
+            "The number of program instances along grid axis `axis`.",
+            '%n = "tile.num_programs"() {axis = 1 : i32} : () -> i32',
+            results=(one("result", constraint=_I32),),
+            attributes=("axis",),
+            verify=_v_program_id,
+        ),
+        OpSpec(
+            "make_range",
+            "The i32 tensor `[start, start+1, ..., end-1]`; its length must be a power of two.",
+            '%r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>',
+            results=(one("result"),),
+            attributes=("start", "end"),
+            verify=_v_make_range,
+        ),
+        OpSpec(
+            "splat",
+            "A tensor whose every element is the scalar operand.",
+            '%t = "tile.splat"(%x) : (f32) -> tensor<128xf32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            verify=_v_splat,
+        ),
+        OpSpec(
+            "broadcast",
+            "Repeats size-1 dimensions of the operand to the result shape (same rank).",
+            '%t = "tile.broadcast"(%x) : (tensor<1x64xf32>) -> tensor<32x64xf32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            verify=_v_broadcast,
+        ),
+        OpSpec(
+            "expand_dims",
+            "Inserts a dimension of size 1 at `axis`.",
+            '%t = "tile.expand_dims"(%x) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            attributes=("axis",),
+            verify=_v_expand_dims,
+        ),
+        OpSpec(
+            "reshape",
+            "The same elements, in row-major order, with another shape.",
+            '%t = "tile.reshape"(%x) : (tensor<4x8xf32>) -> tensor<32xf32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            verify=_v_reshape,
+        ),
+        OpSpec(
+            "trans",
+            "Permutes the dimensions: result dim i is operand dim `order[i]`.",
+            '%t = "tile.trans"(%x) {order = array<i32: 1, 0>} : (tensor<16x32xf16>) -> tensor<32x16xf16>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            attributes=("order",),
+            verify=_v_trans,
+        ),
+        OpSpec(
+            "addptr",
+            "Pointer arithmetic in elements: `ptr + offset * sizeof(T)`, elementwise for tensors.",
+            '%q = "tile.addptr"(%p, %off) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>)'
+            " -> tensor<128x!tile.ptr<f32>>",
+            operands=(one("ptr"), one("offset")),
+            results=(one("result"),),
+            verify=_v_addptr,
+        ),
+        OpSpec(
+            "load",
+            "Reads memory at every pointer. Where `mask` is false nothing is read and the element is "
+            "`other` (undefined without `other`). Optional hints: `cache` (ca, cg, cs, cv), "
+            "`eviction` (evict_first, evict_last), `volatile` (unit).",
+            '%x = "tile.load"(%p, %m, %zero) {operandSegmentSizes = array<i32: 1, 1, 1>} : '
+            "(tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>",
+            operands=(one("ptr"), one("mask", "optional"), one("other", "optional")),
+            results=(one("result"),),
+            optional_attributes=("cache", "eviction", "volatile"),
+            verify=_v_load,
+        ),
+        OpSpec(
+            "store",
+            "Writes `value` at every pointer where `mask` is true. Hints as for `tile.load`.",
+            '"tile.store"(%p, %x, %m) {operandSegmentSizes = array<i32: 1, 1, 1>} : '
+            "(tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>) -> ()",
+            operands=(one("ptr"), one("value"), one("mask", "optional")),
+            optional_attributes=("cache", "eviction"),
+            pure=False,
+        ),
+        OpSpec(
+            "reduce",
+            "Reduces N tensors along `axis` with the combiner region, which takes 2N scalars "
+            "(N accumulated, N new) and ends in `gpu.yield` of N scalars. The combiner must be "
+            "associative and commutative; the reduction order is unspecified.",
+            '%s = "tile.reduce"(%x) ({\n^bb0(%a: f32, %b: f32):\n  %c = arith.addf %a, %b : f32\n'
+            "  gpu.yield %c : f32\n}) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>,"
+            " resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128xf32>) -> f32",
+            operands=_slots("src"),
+            results=_slots("result"),
+            attributes=("axis",),
+            regions=("combiner",),
+            verify=_v_reduce,
+        ),
+        OpSpec(
+            "scan",
+            "Inclusive prefix scan of N tensors along `axis` with an associative combiner region "
+            "(as for `tile.reduce`); `reverse` (unit) scans from the end.",
+            '%s = "tile.scan"(%x) ({\n^bb0(%a: i32, %b: i32):\n  %c = arith.addi %a, %b : i32\n'
+            "  gpu.yield %c : i32\n}) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>,"
+            " resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128xi32>) -> tensor<128xi32>",
+            operands=_slots("src"),
+            results=_slots("result"),
+            attributes=("axis",),
+            optional_attributes=("reverse",),
+            regions=("combiner",),
+            verify=_v_scan,
+        ),
+        OpSpec(
+            "dot",
+            "Matrix product `a @ b + acc` of 2-D tensors (every dimension >= 16). "
+            "`input_precision` is ieee, tf32 or tf32x3 for f32 inputs.",
+            '%d = "tile.dot"(%a, %b, %c) {input_precision = "ieee"} : '
+            "(tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32>) -> tensor<32x64xf32>",
+            operands=(one("a"), one("b"), one("acc")),
+            results=(one("result"),),
+            optional_attributes=("input_precision",),
+            verify=_v_dot,
+        ),
+        OpSpec(
+            "atomic_rmw",
+            "Atomically applies `kind` (add, fadd, max, min, umax, umin, and, or, xor, xchg) at every "
+            "pointer where `mask` is true and returns the old values. `sem` (relaxed, acquire, "
+            "release, acq_rel) and `scope` (gpu, cta, sys) as in Triton.",
+            '%old = "tile.atomic_rmw"(%p, %v) {kind = "fadd", operandSegmentSizes = array<i32: 1, 1, 0>}'
+            " : (tensor<64x!tile.ptr<f32>>, tensor<64xf32>) -> tensor<64xf32>",
+            operands=(one("ptr"), one("value"), one("mask", "optional")),
+            results=(one("result"),),
+            attributes=("kind",),
+            optional_attributes=("sem", "scope"),
+            pure=False,
+        ),
+        OpSpec(
+            "atomic_cas",
+            "Atomically stores `value` where memory equals `cmp`; returns the old values.",
+            '%old = "tile.atomic_cas"(%p, %c, %v) : (!tile.ptr<i32>, i32, i32) -> i32',
+            operands=(one("ptr"), one("cmp"), one("value")),
+            results=(one("result"),),
+            optional_attributes=("sem", "scope"),
+            pure=False,
+        ),
+        OpSpec(
+            "convert_layout",
+            "Moves a tensor into another layout (the encoding of its type); the values are unchanged.",
+            '%y = "tile.convert_layout"(%x) : (tensor<128xf32>) -> tensor<128xf32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            verify=_v_convert_layout,
+        ),
+        OpSpec(
+            "print",
+            "Device-side print of `prefix` and the optional operand, one line per element with the "
+            "program id and element index (`hex` prints integers in hexadecimal).",
+            '"tile.print"(%x) {prefix = "x: "} : (tensor<4xi32>) -> ()',
+            operands=(one("arg", "optional"),),
+            attributes=("prefix",),
+            optional_attributes=("hex",),
+            pure=False,
+            verify=_v_print,
+        ),
+        OpSpec(
+            "assert",
+            "Device-side assertion: stops the kernel with `message` where `condition` is false.",
+            '"tile.assert"(%ok) {message = "index out of range"} : (tensor<128xi1>) -> ()',
+            operands=(one("condition"),),
+            attributes=("message",),
+            pure=False,
+            verify=_v_assert,
+        ),
+    ]
+
+
+_VERIFIERS_LATE = {
+    "store": _v_store,
+    "atomic_rmw": _v_atomic_rmw,
+    "atomic_cas": _v_atomic_cas,
+}
+
+SPECS: dict[str, OpSpec] = {}
+for _spec in _ops():
+    if _spec.name in _VERIFIERS_LATE:
+        _spec = OpSpec(**{**_spec.__dict__, "verify": _VERIFIERS_LATE[_spec.name]})
+    SPECS[_spec.name] = _spec
+
+PURE_OPS = frozenset(s.full_name for s in SPECS.values() if s.pure)
+
+
+def irdl_source() -> str:
+    """The whole dialect as IRDL text."""
+    body = "\n".join(s.irdl() for s in SPECS.values())
+    return f"irdl.dialect @{DIALECT} {{\n{TYPES_IRDL}\n{body}\n}}\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Contexts
+# ----------------------------------------------------------------------------------------------
+
+
+def load_into(ctx: ir.Context) -> None:
+    """Registers the tile dialect in `ctx` (idempotent)."""
+    if ctx.is_registered_operation("tile.splat"):
+        return
+    with ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(irdl_source(), ctx)
+        irdl.load_dialects(module)
+    # The IRDL module must outlive the context's use of its definitions.
+    _KEEP_ALIVE.append(module)
+
+
+_KEEP_ALIVE: list[ir.Module] = []
+
+
+def make_context() -> ir.Context:
+    """A new MLIR context with all upstream dialects and the tile dialect loaded."""
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = False
+    load_into(ctx)
+    return ctx
+
+
+# ----------------------------------------------------------------------------------------------
+# Verification
+# ----------------------------------------------------------------------------------------------
+
+
+def verify_op(op: ir.Operation) -> None:
+    """Raises VerifyError when a tile op breaks a rule IRDL cannot express."""
+    name = op.name
+    if not name.startswith("tile."):
+        return
+    spec = SPECS.get(name[5:])
+    if spec is None or spec.verify is None:
+        return
+    spec.verify(op)
+
+
+def verify_tile_ops(root: ir.Operation) -> list[VerifyError]:
+    """All tile-op violations under `root`, in program order."""
+    errors: list[VerifyError] = []
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        try:
+            verify_op(op)
+        except VerifyError as e:
+            errors.append(e)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return errors
+
+
+# ----------------------------------------------------------------------------------------------
+# Typed builders (snake_case, one per op)
+# ----------------------------------------------------------------------------------------------
+
+
+def _i32(v: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v)
+
+
+def _create(name, results, operands, attributes=None, *, loc=None, ip=None, regions=0):
+    return ir.Operation.create(
+        f"tile.{name}",
+        results=results,
+        operands=operands,
+        attributes=attributes or {},
+        regions=regions,
+        loc=loc,
+        ip=ip,
+    )
+
+
+def _segment_attr(*groups) -> dict:
+    return {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(g) for g in groups])}
+
+
+def program_id(axis: int, *, loc=None, ip=None) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    return _create("program_id", [i32], [], {"axis": _i32(axis)}, loc=loc, ip=ip).result
+
+
+def num_programs(axis: int, *, loc=None, ip=None) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    return _create("num_programs", [i32], [], {"axis": _i32(axis)}, loc=loc, ip=ip).result
+
+
+def make_range(start: int, end: int, *, loc=None, ip=None) -> ir.Value:
+    t = ir.RankedTensorType.get([end - start], ir.IntegerType.get_signless(32))
+    attrs = {"start": _i32(start), "end": _i32(end)}
+    return _create("make_range", [t], [], attrs, loc=loc, ip=ip).result
+
+
+def splat(src: ir.Value, shape: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    t = ir.RankedTensorType.get(list(shape), src.type)
+    return _create("splat", [t], [src], loc=loc, ip=ip).result
+
+
+def broadcast(src: ir.Value, shape: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    t = ir.RankedTensorType.get(list(shape), element_of(src.type))
+    return _create("broadcast", [t], [src], loc=loc, ip=ip).result
+
+
+def expand_dims(src: ir.Value, axis: int, *, loc=None, ip=None) -> ir.Value:
+    s = shape_of(src.type)
+    t = ir.RankedTensorType.get(s[:axis] + [1] + s[axis:], element_of(src.type))
+    return _create("expand_dims", [t], [src], {"axis": _i32(axis)}, loc=loc, ip=ip).result
+
+
+def reshape(src: ir.Value, shape: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    t = ir.RankedTensorType.get(list(shape), element_of(src.type))
+    return _create("reshape", [t], [src], loc=loc, ip=ip).result
+
+
+def trans(src: ir.Value, order: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    s = shape_of(src.type)
+    t = ir.RankedTensorType.get([s[i] for i in order], element_of(src.type))
+    attrs = {"order": ir.DenseI32ArrayAttr.get(list(order))}
+    return _create("trans", [t], [src], attrs, loc=loc, ip=ip).result
+
+
+def addptr(ptr: ir.Value, offset: ir.Value, *, loc=None, ip=None) -> ir.Value:
+    return _create("addptr", [ptr.type], [ptr, offset], loc=loc, ip=ip).result
+
+
+def _hint_attrs(cache: str = "", eviction: str = "") -> dict:
+    attrs = {}
+    if cache:
+        attrs["cache"] = ir.StringAttr.get(cache)
+    if eviction:
+        attrs["eviction"] = ir.StringAttr.get(eviction)
+    return attrs
+
+
+def load(ptr, mask=None, other=None, *, cache="", eviction="", volatile=False, loc=None, ip=None):
+    result = with_shape(pointee_type(element_of(ptr.type)), shape_of(ptr.type))
+    m = [mask] if mask is not None else []
+    o = [other] if other is not None else []
+    attrs = {**_segment_attr([ptr], m, o), **_hint_attrs(cache, eviction)}
+    if volatile:
+        attrs["volatile"] = ir.UnitAttr.get()
+    return _create("load", [result], [ptr, *m, *o], attrs, loc=loc, ip=ip).result
+
+
+def store(ptr, value, mask=None, *, cache="", eviction="", loc=None, ip=None) -> ir.Operation:
+    m = [mask] if mask is not None else []
+    attrs = {**_segment_attr([ptr], [value], m), **_hint_attrs(cache, eviction)}
+    return _create("store", [], [ptr, value, *m], attrs, loc=loc, ip=ip)
+
+
+def _combiner_op(name, srcs, result_types, axis, build_combiner, attrs, loc, ip):
+    """Creates a reduce/scan op; `build_combiner(block_args) -> list[Value]` fills the region."""
+    if not 1 <= len(srcs) <= MAX_SLOTS:
+        raise ValueError(f"tile.{name} takes 1 to {MAX_SLOTS} tensors, got {len(srcs)}")
+    sizes = [1] * len(srcs) + [0] * (MAX_SLOTS - len(srcs))
+    attrs = {
+        "axis": _i32(axis),
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get(sizes),
+        "resultSegmentSizes": ir.DenseI32ArrayAttr.get(sizes),
+        **attrs,
+    }
+    op = _create(name, result_types, list(srcs), attrs, loc=loc, ip=ip, regions=1)
+    elements = [element_of(s.type) for s in srcs]
+    arg_locs = [loc or ir.Location.unknown()] * (2 * len(elements))
+    block = op.regions[0].blocks.append(*(elements + elements), arg_locs=arg_locs)
+    with ir.InsertionPoint(block):
+        values = build_combiner(list(block.arguments))
+        ir.Operation.create("gpu.yield", operands=list(values), loc=loc)
+    return op
+
+
+def reduce(srcs, axis, build_combiner, *, loc=None, ip=None) -> list[ir.Value]:
+    """`build_combiner(args)` gets 2N block arguments and returns the N combined values."""
+    results = []
+    for s in srcs:
+        shape = shape_of(s.type)
+        results.append(with_shape(element_of(s.type), shape[:axis] + shape[axis + 1 :]))
+    op = _combiner_op("reduce", srcs, results, axis, build_combiner, {}, loc, ip)
+    return list(op.results)
+
+
+def scan(srcs, axis, build_combiner, *, reverse=False, loc=None, ip=None) -> list[ir.Value]:
+    attrs = {"reverse": ir.UnitAttr.get()} if reverse else {}
+    op = _combiner_op("scan", srcs, [s.type for s in srcs], axis, build_combiner, attrs, loc, ip)
+    return list(op.results)
+
+
+def dot(a, b, acc, *, input_precision="ieee", loc=None, ip=None) -> ir.Value:
+    attrs = {"input_precision": ir.StringAttr.get(input_precision)}
+    return _create("dot", [acc.type], [a, b, acc], attrs, loc=loc, ip=ip).result
+
+
+def _atomic_attrs(sem: str, scope: str) -> dict:
+    return {"sem": ir.StringAttr.get(sem), "scope": ir.StringAttr.get(scope)}
+
+
+def atomic_rmw(kind, ptr, value, mask=None, *, sem="acq_rel", scope="gpu", loc=None, ip=None):
+    m = [mask] if mask is not None else []
+    attrs = {
+        "kind": ir.StringAttr.get(kind),
+        **_segment_attr([ptr], [value], m),
+        **_atomic_attrs(sem, scope),
+    }
+    return _create("atomic_rmw", [value.type], [ptr, value, *m], attrs, loc=loc, ip=ip).result
+
+
+def atomic_cas(ptr, cmp, value, *, sem="acq_rel", scope="gpu", loc=None, ip=None):
+    attrs = _atomic_attrs(sem, scope)
+    return _create("atomic_cas", [value.type], [ptr, cmp, value], attrs, loc=loc, ip=ip).result
+
+
+def convert_layout(src, result_type, *, loc=None, ip=None) -> ir.Value:
+    return _create("convert_layout", [result_type], [src], loc=loc, ip=ip).result
+
+
+def print_(prefix: str, arg: ir.Value | None = None, *, hex=False, loc=None, ip=None):
+    attrs = {"prefix": ir.StringAttr.get(prefix)}
+    if hex:
+        attrs["hex"] = ir.BoolAttr.get(True)
+    return _create("print", [], [arg] if arg is not None else [], attrs, loc=loc, ip=ip)
+
+
+def assert_(condition: ir.Value, message: str, *, loc=None, ip=None):
+    attrs = {"message": ir.StringAttr.get(message)}
+    return _create("assert", [], [condition], attrs, loc=loc, ip=ip)

@@ -1,0 +1,73 @@
+"""What every tilec pass is: a frozen dataclass whose fields are its `{key=value}` options."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+
+
+class PassError(Exception):
+    """A pass could not do its job; `op` (when given) locates the problem in the IR."""
+
+    def __init__(self, message: str, op: ir.Operation | None = None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+
+@dataclasses.dataclass(frozen=True)
+class TilePass:
+    """Base class. Subclasses set `name` (kebab-case) and implement `run(module)`.
+
+    The first line of the docstring is the summary `tilec-opt --list-passes` shows.
+    """
+
+    name: ClassVar[str] = ""
+
+    def run(self, module: ir.Module) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+    @classmethod
+    def options(cls) -> dict[str, dataclasses.Field]:
+        """Options by their command-line spelling (`num_warps` is `num-warps`)."""
+        return {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def from_options(cls, text: str) -> TilePass:
+        """Builds the pass from `key=value key2=value2` (the inside of `{...}`)."""
+        fields = cls.options()
+        values = {}
+        for item in text.split():
+            key, eq, raw = item.partition("=")
+            if not eq:
+                raise ValueError(f"option '{item}' of pass '{cls.name}' needs a value (key=value)")
+            field = fields.get(key)
+            if field is None:
+                known = ", ".join(fields) or "none"
+                raise ValueError(f"pass '{cls.name}' has no option '{key}' (options: {known})")
+            values[field.name] = _convert(cls.name, key, raw, field.type)
+        return cls(**values)
+
+
+def _convert(pass_name: str, key: str, raw: str, type_name) -> object:
+    type_name = type_name if isinstance(type_name, str) else type_name.__name__
+    try:
+        if type_name == "int":
+            return int(raw, 0)
+        if type_name == "bool":
+            if raw.lower() in ("1", "true", "on"):
+                return True
+            if raw.lower() in ("0", "false", "off"):
+                return False
+            raise ValueError(raw)
+        if type_name == "float":
+            return float(raw)
+    except ValueError:
+        raise ValueError(f"option '{key}' of pass '{pass_name}' expects {type_name}, got '{raw}'") from None
+    return raw

@@ -1,0 +1,150 @@
+"""Pipelines that mix tilec's Python passes and upstream MLIR passes, written as one string.
+
+    tile-canonicalize,tile-verify,canonicalize,gpu.module(convert-gpu-to-nvvm)
+
+Python passes cannot be named inside an upstream pipeline string, so the string is split here:
+each tilec pass runs in Python, each upstream element runs through its own `PassManager` (that also
+lets `--print-ir-after` name any pass).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir, passmanager
+
+from tilec.dialects import tile
+
+from . import REGISTRY
+from .base import PassError, TilePass
+
+
+class PipelineError(ValueError):
+    """The pipeline text is malformed or names an unknown pass or option."""
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # the pass name, or the nesting op (`gpu.module`) for nested upstream pipelines
+    text: str  # the element as written (what PassManager.parse gets for upstream passes)
+    tile_pass: TilePass | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def split_top_level(text: str) -> list[str]:
+    """Splits on commas that are not inside (), {} or []."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+            if depth < 0:
+                raise PipelineError(f"unbalanced '{ch}' at position {i} of the pipeline")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise PipelineError("unbalanced brackets in the pipeline")
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_pipeline(text: str) -> list[Step]:
+    text = text.strip()
+    if text.startswith("builtin.module(") and text.endswith(")"):
+        text = text[len("builtin.module(") : -1]
+    steps = []
+    for element in split_top_level(text):
+        name = element.split("{", 1)[0].split("(", 1)[0].strip()
+        if name in REGISTRY:
+            options = ""
+            if "{" in element:
+                if not element.endswith("}"):
+                    raise PipelineError(f"malformed options in '{element}'")
+                options = element[element.index("{") + 1 : -1]
+            try:
+                steps.append(Step(name, element, REGISTRY[name].from_options(options)))
+            except (ValueError, TypeError) as e:
+                raise PipelineError(str(e)) from None
+            continue
+        if "(" in element and any(p in element for p in REGISTRY):
+            raise PipelineError(f"tilec passes run on the whole module and cannot be nested: '{element}'")
+        _check_upstream(element)
+        steps.append(Step(name, element))
+    return steps
+
+
+def _check_upstream(element: str) -> None:
+    try:
+        passmanager.PassManager.parse(f"builtin.module({element})", context=tile.make_context())
+    except ValueError as e:
+        detail = str(e).strip().splitlines()
+        reason = next((line for line in detail if "error" in line.lower()), detail[-1] if detail else "")
+        reason = reason.split("error:", 1)[-1].strip() if "error:" in reason else reason
+        name = element.split("{", 1)[0].split("(", 1)[0]
+        if "does not refer to a registered pass" in str(e) or "unknown" in str(e).lower():
+            raise PipelineError(f"unknown pass or pass pipeline '{name}'") from None
+        raise PipelineError(f"invalid pipeline element '{element}': {reason}") from None
+
+
+class StepFailed(Exception):
+    """A pass failed; `diagnostics` say why and where."""
+
+    def __init__(self, step: Step, diagnostics: list):
+        super().__init__(f"pass '{step.name}' failed")
+        self.step = step
+        self.diagnostics = diagnostics
+
+
+def verify_module(module: ir.Module) -> list:
+    """Upstream verification plus the tile checks; returns Diagnostics (empty when valid)."""
+    from tilec import diagnostics
+
+    with diagnostics.collected(module.context) as found:
+        try:
+            ok = module.operation.verify()
+        except ir.MLIRError as e:
+            return [d for info in e.error_diagnostics for d in diagnostics.from_mlir(info)] or [
+                diagnostics.Diagnostic("error", str(e), None, None, None)
+            ]
+    if not ok or found:
+        return found or [diagnostics.Diagnostic("error", "module failed to verify", None, None, None)]
+    return [
+        diagnostics.at_op(e.op, f"'{e.op.name}' op {e.message}")
+        for e in tile.verify_tile_ops(module.operation)
+    ]
+
+
+def run_pipeline(
+    module: ir.Module,
+    steps: list[Step],
+    after_step: Callable[[Step, ir.Module], None] | None = None,
+) -> None:
+    """Runs the steps in order. Raises StepFailed with diagnostics; never feeds invalid IR to a pass."""
+    from tilec import diagnostics
+
+    for step in steps:
+        if step.tile_pass is not None:
+            try:
+                step.tile_pass.run(module)
+            except PassError as e:
+                raise StepFailed(step, [diagnostics.at_op(e.op, e.message)]) from None
+            problems = verify_module(module)
+            if problems:
+                raise StepFailed(step, problems)
+        else:
+            pm = passmanager.PassManager.parse(f"builtin.module({step.text})", context=module.context)
+            with diagnostics.collected(module.context) as found:
+                try:
+                    pm.run(module.operation)
+                except ir.MLIRError as e:
+                    found.extend(d for info in e.error_diagnostics for d in diagnostics.from_mlir(info))
+                    raise StepFailed(step, found) from None
+            if any(d.severity == "error" for d in found):
+                raise StepFailed(step, found)
+        if after_step is not None:
+            after_step(step, module)

@@ -1,0 +1,202 @@
+"""tilec-opt: parse tile IR, run a pipeline of tilec and upstream passes, print the result.
+
+    tilec-opt kernel.mlir -p 'tile-canonicalize,tile-verify,canonicalize'
+    tilec-opt --list-passes
+
+Errors are MLIR-style `file:line:col: error: ...` lines on stderr and exit status 1; the input is
+verified before any pass runs, so no pass ever sees invalid IR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec import diagnostics
+from tilec.dialects import tile
+from tilec.passes import REGISTRY
+from tilec.passes.pipeline import PipelineError, StepFailed, parse_pipeline, run_pipeline, verify_module
+
+SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
+EXPECTED = re.compile(r"expected-(error|warning|note|remark)\s*(@(?:[+-]\d+|above|below))?\s*\{\{(.*?)\}\}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tilec-opt", description=__doc__.splitlines()[0])
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' or nothing: stdin)")
+    p.add_argument(
+        "-p", "--pass-pipeline", default="", help="comma-separated passes, e.g. 'tile-canonicalize,cse'"
+    )
+    p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
+    p.add_argument("--list-passes", action="store_true", help="list tilec passes and exit")
+    p.add_argument("--split-input-file", action="store_true", help="process '// -----' chunks separately")
+    p.add_argument("--verify-diagnostics", action="store_true", help="check expected-error annotations")
+    p.add_argument(
+        "--mlir-print-ir-after-all", action="store_true", help="print IR after every pass (stderr)"
+    )
+    p.add_argument(
+        "--print-ir-after", action="append", default=[], metavar="NAME", help="print IR after pass NAME"
+    )
+    p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--mlir-print-op-generic", action="store_true", help="print every op in generic form")
+    return p
+
+
+@dataclass
+class Chunk:
+    text: str
+    first_line: int  # 0-based line of the chunk in the input file
+
+
+def split_chunks(text: str, split: bool) -> list[Chunk]:
+    if not split:
+        return [Chunk(text, 0)]
+    chunks, current, start = [], [], 0
+    for i, line in enumerate(text.splitlines(keepends=True)):
+        if SPLIT_MARKER.match(line):
+            chunks.append(Chunk("".join(current), start))
+            current, start = [], i + 1
+        else:
+            current.append(line)
+    chunks.append(Chunk("".join(current), start))
+    return chunks
+
+
+def expected_diagnostics(chunk: Chunk) -> list[tuple[str, int, str]]:
+    """(severity, line, text) from `// expected-error @+1 {{text}}` annotations (file line numbers)."""
+    found = []
+    lines = chunk.text.splitlines()
+    for i, line in enumerate(lines):
+        for m in EXPECTED.finditer(line):
+            severity, where, message = m.group(1), m.group(2), m.group(3)
+            target = i
+            if where in ("@above",):
+                target = i - 1
+            elif where in ("@below",):
+                target = i + 1
+            elif where:
+                target = i + int(where[1:])
+            found.append((severity, chunk.first_line + target + 1, message))
+    return found
+
+
+def print_module(module: ir.Module, args) -> str:
+    return module.operation.get_asm(
+        enable_debug_info=args.mlir_print_debuginfo,
+        print_generic_op_form=args.mlir_print_op_generic,
+    )
+
+
+def process_chunk(chunk: Chunk, steps, args, name: str, err) -> tuple[str | None, list]:
+    """Returns (printed IR or None, diagnostics)."""
+    ctx = tile.make_context()
+    padded = "\n" * chunk.first_line + chunk.text  # keeps line numbers those of the whole file
+    with ctx, ir.Location.unknown(ctx):
+        with diagnostics.collected(ctx) as found:
+            try:
+                module = ir.Module.parse(padded, ctx)
+            except ir.MLIRError as e:
+                errs = [d for info in e.error_diagnostics for d in diagnostics.from_mlir(info)]
+                return None, errs or found or [diagnostics.Diagnostic("error", str(e), None, None, None)]
+        problems = verify_module(module)
+        if problems:
+            return None, problems
+
+        def after(step, mod):
+            wanted = args.mlir_print_ir_after_all or step.name in args.print_ir_after
+            if wanted:
+                err.write(f"// -----// IR Dump After {step.name} //----- //\n{print_module(mod, args)}\n")
+
+        try:
+            run_pipeline(module, steps, after)
+        except StepFailed as e:
+            return None, e.diagnostics or [diagnostics.Diagnostic("error", str(e), None, None, None)]
+        return print_module(module, args), []
+
+
+def check_expectations(chunk: Chunk, found: list, name: str, err) -> bool:
+    expected = expected_diagnostics(chunk)
+    ok = True
+    unmatched = list(found)
+    for severity, line, text in expected:
+        match = next(
+            (d for d in unmatched if d.severity == severity and d.line == line and text in d.message),
+            None,
+        )
+        if match is None:
+            err.write(f'{name}:{line}: error: expected {severity} "{text}" was not produced\n')
+            ok = False
+        else:
+            unmatched.remove(match)
+    for d in unmatched:
+        if d.severity in ("error", "warning"):
+            err.write(
+                d.format(name).replace(f": {d.severity}: ", f": error: unexpected {d.severity}: ", 1) + "\n"
+            )
+            ok = False
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    out_stream, err = sys.stdout, sys.stderr
+    if args.list_passes:
+        width = max(len(n) for n in REGISTRY)
+        for pass_name, cls in sorted(REGISTRY.items()):
+            out_stream.write(f"  {pass_name.ljust(width)}  {cls.summary()}\n")
+        out_stream.write("Upstream MLIR passes (canonicalize, cse, convert-*-to-*, ...) may be mixed in.\n")
+        return 0
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+    except OSError as e:
+        err.write(f"tilec-opt: error: cannot read '{args.input}': {e.strerror}\n")
+        return 1
+    try:
+        steps = parse_pipeline(args.pass_pipeline) if args.pass_pipeline else []
+    except PipelineError as e:
+        err.write(f"tilec-opt: error: {e}\n")
+        return 1
+
+    outputs, failed = [], False
+    for chunk in split_chunks(text, args.split_input_file):
+        printed, found = process_chunk(chunk, steps, args, name, err)
+        if args.verify_diagnostics:
+            failed |= not check_expectations(chunk, found, name, err)
+        else:
+            for d in found:
+                err.write(d.format(name) + "\n")
+            failed |= any(d.severity == "error" for d in found)
+        if printed is not None:
+            outputs.append(printed)
+    result = "// -----\n".join(outputs)
+    if args.output == "-":
+        out_stream.write(result)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(result)
+    return 1 if failed else 0
+
+
+def entry() -> None:
+    """Console-script entry: no Python traceback ever reaches the user."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:  # an internal bug: report it as one line, not a traceback
+        import os
+
+        if os.environ.get("TILEC_DEBUG"):
+            raise
+        sys.stderr.write(f"tilec-opt: internal error: {type(e).__name__}: {e} (TILEC_DEBUG=1 shows more)\n")
+        code = 1
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    entry()

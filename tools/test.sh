@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The project's whole test suite: lint, format, pytest and lit. Fails if any of them fails.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+run() { echo "== $*"; "$@" || status=1; }
+run ruff check tilec test/py tools bench examples
+run ruff format --check tilec test/py tools bench examples
+run python -m pytest -q test/py
+run lit -sv test/lit
+exit $status
