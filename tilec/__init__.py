@@ -1,0 +1,38 @@
+"""tilec: an MLIR-based multi-target tile compiler. Kernels in Triton's language, one source for
+NVIDIA, AMD and the CPU.
+
+    import tilec
+    import tilec.language as tl
+
+    @tilec.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
+    add[(tilec.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+"""
+
+from . import language
+from .compiler import CompiledKernel, compile
+from .python.errors import CompilationError, InterpreterError
+from .python.jit import VERSION as __version__
+from .python.jit import JITFunction, jit
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division for grid sizes on the host."""
+    return -(-a // b)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+
+
+__all__ = [
+    "CompilationError",
+    "CompiledKernel",
+    "InterpreterError",
+    "JITFunction",
+    "cdiv",
+    "compile",
+    "jit",
+    "language",
+    "next_power_of_2",
+]

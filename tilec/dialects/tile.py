@@ -841,7 +841,9 @@ def verify_tile_ops(root: ir.Operation) -> list[VerifyError]:
             errors.append(e)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit)
+    # Types built while checking (expected result types) need a context and a location.
+    with root.context, ir.Location.unknown(root.context):
+        root.walk(visit)
     return errors
 
 
@@ -956,7 +958,7 @@ def _combiner_op(name, srcs, result_types, axis, build_combiner, attrs, loc, ip)
     }
     op = _create(name, result_types, list(srcs), attrs, loc=loc, ip=ip, regions=1)
     elements = [element_of(s.type) for s in srcs]
-    arg_locs = [loc or ir.Location.unknown()] * (2 * len(elements))
+    arg_locs = [loc or ir.Location.current] * (2 * len(elements))
     block = op.regions[0].blocks.append(*(elements + elements), arg_locs=arg_locs)
     with ir.InsertionPoint(block):
         values = build_combiner(list(block.arguments))

@@ -1,0 +1,106 @@
+"""`tilec.language`, imported as `tl`: Triton's kernel language, compiled by tilec."""
+
+import builtins as _py
+
+from . import math  # noqa: F401  (tl.math.exp etc.)
+from .builtins import (
+    PropagateNan,
+    abs,
+    arange,
+    argmax,
+    argmin,
+    associative_scan,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_xchg,
+    atomic_xor,
+    broadcast,
+    broadcast_to,
+    cdiv,
+    ceil,
+    clamp,
+    cos,
+    cumprod,
+    cumsum,
+    debug_barrier,
+    device_assert,
+    device_print,
+    div_rn,
+    dot,
+    erf,
+    exp,
+    exp2,
+    expand_dims,
+    fdiv,
+    floor,
+    fma,
+    full,
+    full_like,
+    load,
+    log,
+    log2,
+    max,
+    max_constancy,
+    max_contiguous,
+    maximum,
+    min,
+    minimum,
+    multiple_of,
+    num_programs,
+    permute,
+    program_id,
+    ravel,
+    reduce,
+    reshape,
+    rsqrt,
+    sigmoid,
+    sin,
+    sqrt,
+    sqrt_rn,
+    static_assert,
+    static_print,
+    store,
+    sum,
+    tanh,
+    trans,
+    umulhi,
+    view,
+    where,
+    xor_sum,
+    zeros,
+    zeros_like,
+)
+from .core import (
+    bfloat16,
+    constexpr,
+    dtype,
+    float16,
+    float32,
+    float64,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    pointer_type,
+    tensor,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+
+def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):
+    """`for i in tl.range(lo, hi, step)`: a device loop (options are hints for the GPU pipeliner)."""
+    return _py.range(*args)
+
+
+def static_range(*args):
+    """`for i in tl.static_range(lo, hi, step)`: unrolled at compile time (bounds must be constexpr)."""
+    return _py.range(*args)
+

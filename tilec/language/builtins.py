@@ -1,0 +1,772 @@
+"""The functions of `tilec.language` (imported as `tl`), with Triton's names and semantics.
+
+They only make sense inside a `@tilec.jit` function being compiled: each builds tile IR at the point
+the code generator is visiting. Called from plain Python they raise a clear error.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import functools
+import numbers
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.dialects import math as _math
+
+from tilec.dialects import tile
+
+from . import core, semantic
+from .core import dtype, tensor
+from .semantic import SemanticError, to_tensor
+
+_active = 0  # > 0 while a kernel is being compiled
+
+
+def builtin(fn):
+    """Marks a tile-language function; outside a kernel it raises instead of misbehaving."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not _active:
+            raise RuntimeError(
+                f"tl.{fn.__name__} can only be called inside a @tilec.jit function "
+                "(or run the kernel with TILEC_INTERPRET=1)"
+            )
+        return fn(*args, **kwargs)
+
+    wrapper.__tilec_builtin__ = True
+    return wrapper
+
+
+def _const_int(v, what: str) -> int:
+    if isinstance(v, tensor):
+        raise SemanticError(f"{what} must be a compile-time constant (tl.constexpr), got a tensor")
+    if not isinstance(v, numbers.Integral):
+        raise SemanticError(f"{what} must be an integer, got {v!r}")
+    return int(v)
+
+
+def _shape(shape, what="shape") -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    if isinstance(shape, tensor):
+        raise SemanticError(f"{what} must be made of compile-time constants, got a tensor")
+    dims = tuple(_const_int(d, f"every dimension of {what}") for d in shape)
+    for d in dims:
+        if d <= 0 or d & (d - 1):
+            raise SemanticError(f"{what} {list(dims)} has a dimension that is not a power of two")
+    return dims
+
+
+def _dtype(d) -> dtype:
+    if isinstance(d, str):
+        return core.dtype_from_signature(d)
+    if not isinstance(d, dtype):
+        raise SemanticError(f"expected a dtype such as tl.float32, got {d!r}")
+    return d
+
+
+# ----------------------------------------------------------------------------------------------
+# Program ids, ranges, creation
+# ----------------------------------------------------------------------------------------------
+
+
+@builtin
+def program_id(axis) -> tensor:
+    axis = _const_int(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
+    return tensor(tile.program_id(axis), core.int32)
+
+
+@builtin
+def num_programs(axis) -> tensor:
+    axis = _const_int(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
+    return tensor(tile.num_programs(axis), core.int32)
+
+
+@builtin
+def arange(start, end) -> tensor:
+    start, end = _const_int(start, "arange start"), _const_int(end, "arange end")
+    if end <= start:
+        raise SemanticError(f"arange end ({end}) must be greater than start ({start})")
+    n = end - start
+    if n & (n - 1):
+        raise SemanticError(f"arange length {n} must be a power of two")
+    if end > 2**31:
+        raise SemanticError("arange must fit in int32")
+    return tensor(tile.make_range(start, end), core.int32, (n,))
+
+
+@builtin
+def full(shape, value, dtype) -> tensor:
+    shape, t = _shape(shape), _dtype(dtype)
+    if isinstance(value, tensor):
+        return semantic.broadcast_to(semantic.cast(value, t), shape)
+    return semantic.constant(value, t, shape)
+
+
+@builtin
+def zeros(shape, dtype) -> tensor:
+    return full(shape, 0, dtype)
+
+
+@builtin
+def zeros_like(x) -> tensor:
+    return full(x.shape, 0, x.dtype)
+
+
+@builtin
+def full_like(x, value) -> tensor:
+    return full(x.shape, value, x.dtype)
+
+
+@builtin
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+# ----------------------------------------------------------------------------------------------
+# Memory
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_ptr(ptr, what: str) -> tensor:
+    if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
+        got = ptr.dtype if isinstance(ptr, tensor) else type(ptr).__name__
+        raise SemanticError(f"{what} expects a pointer or a tensor of pointers, got {got}")
+    return ptr
+
+
+def _mask_for(ptr: tensor, mask) -> tensor | None:
+    if mask is None:
+        return None
+    mask = semantic.cast(to_tensor(mask), core.int1)
+    if not ptr.shape and mask.shape:
+        raise SemanticError(f"mask of shape {list(mask.shape)} for a scalar pointer")
+    return semantic.broadcast_to(mask, ptr.shape)
+
+
+_CACHE = {"": "", ".ca": "ca", ".cg": "cg", ".cs": "cs", ".cv": "cv", ".wb": "wb", ".wt": "wt"}
+_EVICT = {"": "", "evict_normal": "normal", "evict_first": "evict_first", "evict_last": "evict_last"}
+
+
+def _hint(table, value, what):
+    if value not in table:
+        raise SemanticError(f"{what} '{value}' is not one of {sorted(k for k in table if k)}")
+    return table[value]
+
+
+@builtin
+def load(
+    pointer,
+    mask=None,
+    other=None,
+    boundary_check=(),
+    padding_option="",
+    cache_modifier="",
+    eviction_policy="",
+    volatile=False,
+) -> tensor:
+    ptr = _check_ptr(pointer, "tl.load")
+    if boundary_check or padding_option:
+        raise SemanticError("block pointers (boundary_check, padding_option) are not supported yet")
+    elem = ptr.dtype.element_ty
+    mask_t = _mask_for(ptr, mask)
+    other_t = None
+    if other is not None:
+        if mask_t is None:
+            raise SemanticError("tl.load: 'other' needs a mask")
+        other_t = semantic.broadcast_to(semantic.cast(to_tensor(other, elem), elem), ptr.shape)
+    h = tile.load(
+        ptr.handle,
+        mask_t.handle if mask_t is not None else None,
+        other_t.handle if other_t is not None else None,
+        cache=_hint(_CACHE, cache_modifier, "cache_modifier"),
+        eviction=_hint(_EVICT, eviction_policy, "eviction_policy"),
+        volatile=bool(volatile),
+    )
+    return tensor(h, elem, ptr.shape)
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    ptr = _check_ptr(pointer, "tl.store")
+    if boundary_check:
+        raise SemanticError("block pointers (boundary_check) are not supported yet")
+    elem = ptr.dtype.element_ty
+    value = to_tensor(value, elem if not isinstance(value, tensor) else None)
+    if value.shape and not ptr.shape:
+        raise SemanticError(f"cannot store a tensor of shape {list(value.shape)} through a scalar pointer")
+    value = semantic.broadcast_to(semantic.cast(value, elem), ptr.shape)
+    mask_t = _mask_for(ptr, mask)
+    tile.store(
+        ptr.handle,
+        value.handle,
+        mask_t.handle if mask_t is not None else None,
+        cache=_hint(_CACHE, cache_modifier, "cache_modifier"),
+        eviction=_hint(_EVICT, eviction_policy, "eviction_policy"),
+    )
+
+
+def _atomic(kind_for, pointer, val, mask, sem, scope, name):
+    ptr = _check_ptr(pointer, f"tl.{name}")
+    elem = ptr.dtype.element_ty
+    val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
+    mask_t = _mask_for(ptr, mask)
+    kind = kind_for(elem)
+    sem = sem or "acq_rel"
+    scope = scope or "gpu"
+    if sem not in ("relaxed", "acquire", "release", "acq_rel"):
+        raise SemanticError(f"sem '{sem}' is not one of relaxed, acquire, release, acq_rel")
+    if scope not in ("gpu", "cta", "sys"):
+        raise SemanticError(f"scope '{scope}' is not one of gpu, cta, sys")
+    h = tile.atomic_rmw(
+        kind, ptr.handle, val.handle, mask_t.handle if mask_t is not None else None, sem=sem, scope=scope
+    )
+    return tensor(h, elem, ptr.shape)
+
+
+def _int_only(name):
+    def pick(elem):
+        if not elem.is_int():
+            raise SemanticError(f"tl.{name} needs an integer pointee, got {elem}")
+        return name.split("_")[1]
+
+    return pick
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(lambda e: "fadd" if e.is_floating() else "add", pointer, val, mask, sem, scope, "atomic_add")
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(lambda e: "umax" if e.is_int_unsigned() else "max", pointer, val, mask, sem, scope, "atomic_max")
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(lambda e: "umin" if e.is_int_unsigned() else "min", pointer, val, mask, sem, scope, "atomic_min")
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(lambda e: "xchg", pointer, val, mask, sem, scope, "atomic_xchg")
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(_int_only("atomic_and"), pointer, val, mask, sem, scope, "atomic_and")
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(_int_only("atomic_or"), pointer, val, mask, sem, scope, "atomic_or")
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic(_int_only("atomic_xor"), pointer, val, mask, sem, scope, "atomic_xor")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    ptr = _check_ptr(pointer, "tl.atomic_cas")
+    elem = ptr.dtype.element_ty
+    cmp = semantic.broadcast_to(semantic.cast(to_tensor(cmp, elem), elem), ptr.shape)
+    val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
+    h = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=sem or "acq_rel", scope=scope or "gpu")
+    return tensor(h, elem, ptr.shape)
+
+
+# ----------------------------------------------------------------------------------------------
+# Elementwise math
+# ----------------------------------------------------------------------------------------------
+
+
+@builtin
+def where(condition, x, y) -> tensor:
+    return semantic.where(condition, x, y)
+
+
+@builtin
+def minimum(x, y, propagate_nan=False) -> tensor:
+    return semantic.minimum(x, y, _nan_flag(propagate_nan))
+
+
+@builtin
+def maximum(x, y, propagate_nan=False) -> tensor:
+    return semantic.maximum(x, y, _nan_flag(propagate_nan))
+
+
+class PropagateNan:
+    NONE = False
+    ALL = True
+
+
+def _nan_flag(v) -> bool:
+    return bool(v)
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=False) -> tensor:
+    return semantic.minimum(semantic.maximum(x, min, bool(propagate_nan)), max, bool(propagate_nan))
+
+
+def _unary(name, mlir_name=None):
+    @builtin
+    def fn(x) -> tensor:
+        return semantic.float_unary(mlir_name or name, x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} of a floating-point tensor."
+    return fn
+
+
+exp = _unary("exp")
+exp2 = _unary("exp2")
+log = _unary("log")
+log2 = _unary("log2")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+sin = _unary("sin")
+cos = _unary("cos")
+erf = _unary("erf")
+floor = _unary("floor")
+ceil = _unary("ceil")
+tanh = _unary("tanh")
+
+
+@builtin
+def sqrt_rn(x) -> tensor:
+    return semantic.float_unary("sqrt", x)
+
+
+@builtin
+def abs(x) -> tensor:
+    return semantic.abs_(x)
+
+
+@builtin
+def fma(x, y, z) -> tensor:
+    return semantic.fma(x, y, z)
+
+
+@builtin
+def sigmoid(x) -> tensor:
+    x = to_tensor(x)
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.sigmoid needs a floating-point operand, got {x.dtype}")
+    return semantic.truediv(1.0, semantic.add(1.0, exp(semantic.neg(x))))
+
+
+@builtin
+def div_rn(x, y) -> tensor:
+    return semantic.truediv(x, y)
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False) -> tensor:
+    return semantic.truediv(x, y)
+
+
+@builtin
+def umulhi(x, y) -> tensor:
+    x, y, t = semantic._operands(x, y)
+    if not t.is_int() or t.primitive_bitwidth != 32:
+        raise SemanticError(f"tl.umulhi needs 32-bit integers, got {t}")
+    wide = semantic.mul(semantic.cast(x, core.uint64), semantic.cast(y, core.uint64))
+    return semantic.cast(semantic.shr(wide, 32), t)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shapes
+# ----------------------------------------------------------------------------------------------
+
+
+def _unpack_shape(shape):
+    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+@builtin
+def broadcast_to(input, *shape) -> tensor:
+    return semantic.broadcast_to(to_tensor(input), _shape(_unpack_shape(shape)))
+
+
+@builtin
+def broadcast(input, other):
+    a, b = semantic.binary_broadcast(to_tensor(input), to_tensor(other))
+    return a, b
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False) -> tensor:
+    x = to_tensor(input)
+    shape = _shape(_unpack_shape(shape))
+    n = 1
+    for d in shape:
+        n *= d
+    if n != x.numel:
+        raise SemanticError(f"cannot reshape {list(x.shape)} ({x.numel} elements) to {list(shape)}")
+    if not x.shape:
+        return semantic.broadcast_to(x, shape)
+    if shape == x.shape:
+        return x
+    return tensor(tile.reshape(x.handle, list(shape)), x.dtype, shape)
+
+
+view = reshape
+
+
+@builtin
+def expand_dims(input, axis) -> tensor:
+    x = to_tensor(input)
+    axes = axis if isinstance(axis, tuple | list) else [axis]
+    axes = [_const_int(a, "axis") for a in axes]
+    rank = len(x.shape) + len(axes)
+    axes = sorted(a + rank if a < 0 else a for a in axes)
+    for a in axes:
+        x = semantic.expand_dims(x, a)
+    return x
+
+
+@builtin
+def trans(input, *dims) -> tensor:
+    x = to_tensor(input)
+    dims = _unpack_shape(dims)
+    if not dims:
+        if len(x.shape) != 2:
+            raise SemanticError(f"tl.trans without dims needs a 2-D tensor, got shape {list(x.shape)}")
+        dims = (1, 0)
+    dims = tuple(_const_int(d, "permutation") for d in dims)
+    if sorted(dims) != list(range(len(x.shape))):
+        raise SemanticError(f"{list(dims)} is not a permutation of the {len(x.shape)} dimensions")
+    shape = tuple(x.shape[d] for d in dims)
+    return tensor(tile.trans(x.handle, list(dims)), x.dtype, shape)
+
+
+permute = trans
+
+
+@builtin
+def ravel(x) -> tensor:
+    return reshape(x, x.numel)
+
+
+# ----------------------------------------------------------------------------------------------
+# Reductions and scans
+# ----------------------------------------------------------------------------------------------
+
+
+def _combine_region(inputs: list[tensor], combine):
+    """A builder for a reduce/scan region: runs `combine` on scalar tensors of the element types."""
+
+    def build(args):
+        n = len(inputs)
+        lhs = [tensor(a, x.dtype) for a, x in zip(args[:n], inputs)]
+        rhs = [tensor(a, x.dtype) for a, x in zip(args[n:], inputs)]
+        out = combine(lhs, rhs)
+        out = list(out) if isinstance(out, tuple | list) else [out]
+        if len(out) != n:
+            raise SemanticError(f"the combine function must return {n} value(s), got {len(out)}")
+        result = []
+        for v, x in zip(out, inputs):
+            v = semantic.cast(to_tensor(v, x.dtype), x.dtype)
+            if v.shape:
+                raise SemanticError("the combine function must return scalars")
+            result.append(v.handle)
+        return result
+
+    return build
+
+
+def _normalize_axis(axis, rank) -> int:
+    axis = _const_int(axis, "axis")
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise SemanticError(f"axis {axis} is out of range for a tensor of rank {rank}")
+    return axis
+
+
+def reduce_tensors(inputs: list[tensor], axis, combine, keep_dims=False) -> list[tensor]:
+    """Reduces `inputs` along `axis` (all axes when None) with `combine(lhs_list, rhs_list)`."""
+    if not inputs[0].shape:
+        raise SemanticError("cannot reduce a scalar")
+    if axis is None:
+        flat = [reshape(x, x.numel) for x in inputs]
+        out = reduce_tensors(flat, 0, combine)
+        if keep_dims:
+            out = [reshape(o, (1,) * len(inputs[0].shape)) for o in out]
+        return out
+    axis = _normalize_axis(axis, len(inputs[0].shape))
+    if len(inputs) > tile.MAX_SLOTS:
+        raise SemanticError(f"a reduction takes at most {tile.MAX_SLOTS} tensors, got {len(inputs)}")
+    shape = inputs[0].shape
+    for x in inputs:
+        if x.shape != shape:
+            raise SemanticError(f"reduced tensors must share one shape: {list(x.shape)} vs {list(shape)}")
+    handles = tile.reduce([x.handle for x in inputs], axis, _combine_region(inputs, combine))
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    out = [tensor(h, x.dtype, out_shape) for h, x in zip(handles, inputs)]
+    if keep_dims:
+        out = [semantic.expand_dims(o, axis) for o in out]
+    return out
+
+
+def _sum_dtype(t: dtype) -> dtype:
+    if t.is_int() and t.primitive_bitwidth < 32:
+        return core.uint32 if t.is_int_unsigned() else core.int32
+    return t
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
+    x = to_tensor(input)
+    target = _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
+    x = semantic.cast(x, target)
+    return reduce_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), keep_dims)[0]
+
+
+def _max_combine(a, b):
+    return semantic.maximum(a[0], b[0])
+
+
+def _min_combine(a, b):
+    return semantic.minimum(a[0], b[0])
+
+
+def _arg_combine(greater: bool):
+    def combine(a, b):
+        va, ia = a
+        vb, ib = b
+        better = semantic.compare("gt" if greater else "lt", va, vb)
+        tie = semantic.logical_and(semantic.compare("eq", va, vb), semantic.compare("lt", ia, ib))
+        pick_a = semantic.logical_or(better, tie)
+        return semantic.where(pick_a, va, vb), semantic.where(pick_a, ia, ib)
+
+    return combine
+
+
+def _with_indices(x: tensor, axis, keep_dims, greater):
+    if axis is None:
+        x = reshape(x, x.numel)
+        axis = 0
+    axis = _normalize_axis(axis, len(x.shape))
+    idx = arange(0, x.shape[axis])
+    for _ in range(axis):
+        idx = semantic.expand_dims(idx, 0)
+    for _ in range(len(x.shape) - axis - 1):
+        idx = semantic.expand_dims(idx, len(idx.shape))
+    idx = semantic.broadcast_to(idx, x.shape)
+    return reduce_tensors([x, idx], axis, _arg_combine(greater), keep_dims)
+
+
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    x = to_tensor(input)
+    if return_indices:
+        v, i = _with_indices(x, axis, keep_dims, greater=True)
+        return v, i
+    return reduce_tensors([x], axis, _max_combine, keep_dims)[0]
+
+
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    x = to_tensor(input)
+    if return_indices:
+        v, i = _with_indices(x, axis, keep_dims, greater=False)
+        return v, i
+    return reduce_tensors([x], axis, _min_combine, keep_dims)[0]
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _with_indices(to_tensor(input), axis, keep_dims, greater=True)[1]
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _with_indices(to_tensor(input), axis, keep_dims, greater=False)[1]
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False) -> tensor:
+    x = to_tensor(input)
+    return reduce_tensors([x], axis, lambda a, b: semantic.xor_(a[0], b[0]), keep_dims)[0]
+
+
+def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[tensor]:
+    if not inputs[0].shape:
+        raise SemanticError("cannot scan a scalar")
+    axis = _normalize_axis(axis, len(inputs[0].shape))
+    if len(inputs) > tile.MAX_SLOTS:
+        raise SemanticError(f"a scan takes at most {tile.MAX_SLOTS} tensors, got {len(inputs)}")
+    handles = tile.scan([x.handle for x in inputs], axis, _combine_region(inputs, combine), reverse=reverse)
+    return [tensor(h, x.dtype, x.shape) for h, x in zip(handles, inputs)]
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
+    x = to_tensor(input)
+    x = semantic.cast(x, _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype))
+    return scan_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), reverse)[0]
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False) -> tensor:
+    x = to_tensor(input)
+    return scan_tensors([x], axis, lambda a, b: semantic.mul(a[0], b[0]), reverse)[0]
+
+
+# `reduce` and `associative_scan` take a user @jit combine function; the code generator provides
+# `call_combine` so the function body is inlined into the region.
+call_combine = None
+
+
+def _user_combine(fn, n):
+    def combine(lhs, rhs):
+        if call_combine is None:
+            raise SemanticError("combine functions can only be used inside a kernel")
+        return call_combine(fn, list(lhs) + list(rhs))
+
+    return combine
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    inputs = list(input) if isinstance(input, tuple | list) else [input]
+    inputs = [to_tensor(x) for x in inputs]
+    out = reduce_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), keep_dims)
+    return tuple(out) if isinstance(input, tuple | list) else out[0]
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    inputs = list(input) if isinstance(input, tuple | list) else [input]
+    inputs = [to_tensor(x) for x in inputs]
+    out = scan_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), reverse)
+    return tuple(out) if isinstance(input, tuple | list) else out[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# dot
+# ----------------------------------------------------------------------------------------------
+
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None):
+    a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise SemanticError(f"tl.dot needs 2-D tensors, got shapes {list(a.shape)} and {list(b.shape)}")
+    if a.shape[1] != b.shape[0]:
+        raise SemanticError(f"tl.dot inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
+    if _py.min(a.shape + b.shape) < 16:
+        raise SemanticError(f"every tl.dot dimension must be >= 16, got {list(a.shape)} x {list(b.shape)}")
+    if a.dtype != b.dtype:
+        raise SemanticError(f"tl.dot operands must have one dtype, got {a.dtype} and {b.dtype}")
+    if a.dtype.is_int():
+        default_out = core.int32
+    elif a.dtype.is_fp64():
+        default_out = core.float64
+    else:
+        default_out = core.float32
+    out_t = _dtype(out_dtype) if out_dtype is not None else default_out
+    shape = (a.shape[0], b.shape[1])
+    if acc is None:
+        acc_t = semantic.constant(0, out_t, shape)
+    else:
+        acc_t = to_tensor(acc)
+        if acc_t.shape != shape:
+            raise SemanticError(f"tl.dot accumulator must have shape {list(shape)}, got {list(acc_t.shape)}")
+        out_t = acc_t.dtype
+    if input_precision is None:
+        input_precision = "tf32" if (allow_tf32 is None or allow_tf32) and a.dtype.is_fp32() else "ieee"
+    if input_precision not in ("ieee", "tf32", "tf32x3"):
+        raise SemanticError(f"input_precision '{input_precision}' is not one of ieee, tf32, tf32x3")
+    h = tile.dot(a.handle, b.handle, acc_t.handle, input_precision=input_precision)
+    return tensor(h, out_t, shape)
+
+
+# ----------------------------------------------------------------------------------------------
+# Debugging and hints
+# ----------------------------------------------------------------------------------------------
+
+
+@builtin
+def static_assert(cond, msg=""):
+    if isinstance(cond, tensor):
+        raise SemanticError("tl.static_assert needs a compile-time condition, got a tensor")
+    if not cond:
+        raise SemanticError(f"static_assert failed: {msg}" if msg else "static_assert failed")
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n"):
+    print(*values, sep=sep, end=end)
+
+
+debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_DEBUG
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    if not isinstance(prefix, str):
+        raise SemanticError("tl.device_print: the first argument must be a string prefix")
+    if not args:
+        tile.print_(prefix)
+    for i, a in enumerate(args):
+        label = prefix if len(args) == 1 else f"{prefix}(operand {i}) "
+        tile.print_(label, to_tensor(a).handle, hex=bool(hex))
+
+
+@builtin
+def device_assert(cond, msg=""):
+    if not debug_enabled:
+        return
+    cond = to_tensor(cond)
+    if cond.dtype.is_floating():
+        cond = semantic.cast(cond, core.int1)
+    tile.assert_(cond.handle, str(msg))
+
+
+def _hint_attr(x: tensor, name: str, values):
+    values = [values] if isinstance(values, numbers.Integral) else list(values)
+    values = [_const_int(v, name) for v in values]
+    owner = x.handle.owner
+    if isinstance(owner, ir.Block):
+        return x  # a block argument: hints on arguments come from specialization
+    op = owner.operation if hasattr(owner, "operation") else owner
+    op.attributes[f"tile.{name}"] = ir.DenseI32ArrayAttr.get(values)
+    return x
+
+
+@builtin
+def multiple_of(input, values) -> tensor:
+    return _hint_attr(to_tensor(input), "divisibility", values)
+
+
+@builtin
+def max_contiguous(input, values) -> tensor:
+    return _hint_attr(to_tensor(input), "contiguity", values)
+
+
+@builtin
+def max_constancy(input, values) -> tensor:
+    return _hint_attr(to_tensor(input), "constancy", values)
+
+
+@builtin
+def debug_barrier():
+    """A no-op on targets without shared memory traffic between program instances."""
+
+
+# Silence "imported but unused" for modules kept for users of `tl.math`.
+_ = (_math, arith)

@@ -1,0 +1,441 @@
+"""The values tile code computes with: dtypes, `tensor`, and `constexpr`.
+
+A `tensor` wraps an MLIR value built by the frontend; its shape `()` means a scalar (a plain MLIR scalar
+value), any other shape a builtin `tensor<...>`. Compile-time values (block sizes, dtypes, Python
+numbers) are plain Python objects; `constexpr` marks parameters that must be one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+try:
+    import ml_dtypes
+
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    _BF16 = None
+
+
+class constexpr:
+    """Annotation for compile-time parameters (`BLOCK: tl.constexpr`); `tl.constexpr(v)` is `v`."""
+
+    def __new__(cls, value=None):
+        return value
+
+
+class dtype:
+    """A scalar element type, named as in Triton (`fp32`, `bf16`, `int32`, `uint8`, `int1`)."""
+
+    _INT = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+    _UINT = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+    _FLOAT = {"fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+
+    def __init__(self, name: str):
+        if name not in self._INT and name not in self._UINT and name not in self._FLOAT:
+            raise ValueError(f"unknown dtype '{name}'")
+        self.name = name
+
+    # -- classification ------------------------------------------------------------------------
+    @property
+    def primitive_bitwidth(self) -> int:
+        return {**self._INT, **self._UINT, **self._FLOAT}[self.name]
+
+    def is_floating(self) -> bool:
+        return self.name in self._FLOAT
+
+    def is_int(self) -> bool:
+        return self.name in self._INT or self.name in self._UINT
+
+    def is_int_signed(self) -> bool:
+        return self.name in self._INT
+
+    def is_int_unsigned(self) -> bool:
+        return self.name in self._UINT
+
+    def is_bool(self) -> bool:
+        return self.name == "int1"
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_fp16(self):
+        return self.name == "fp16"
+
+    def is_bf16(self):
+        return self.name == "bf16"
+
+    def is_fp32(self):
+        return self.name == "fp32"
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    # -- conversions ---------------------------------------------------------------------------
+    def to_ir(self) -> ir.Type:
+        if self.is_int():
+            return ir.IntegerType.get_signless(self.primitive_bitwidth)
+        return {
+            "fp16": ir.F16Type.get,
+            "bf16": ir.BF16Type.get,
+            "fp32": ir.F32Type.get,
+            "fp64": ir.F64Type.get,
+        }[self.name]()
+
+    def to_numpy(self) -> np.dtype:
+        if self.name == "bf16":
+            return _BF16
+        table = {"int1": np.bool_, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
+        if self.name in table:
+            return np.dtype(table[self.name])
+        return np.dtype(self.name)
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and not other.is_ptr() and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"tl.{_PUBLIC_NAMES.get(self.name, self.name)}"
+
+    def __str__(self):
+        return self.name
+
+
+class pointer_type(dtype):
+    """A pointer to `element_ty` (in address space `address_space`, 1 = global)."""
+
+    def __init__(self, element_ty: dtype, address_space: int = 1):
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.name = f"pointer<{element_ty}>"
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        return 64
+
+    def to_ir(self) -> ir.Type:
+        from tilec.dialects import tile
+
+        return tile.ptr_type(self.element_ty.to_ir())
+
+    def to_numpy(self):
+        return np.dtype(np.int64)
+
+    def __eq__(self, other):
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty.name))
+
+    def __repr__(self):
+        return f"pointer_type({self.element_ty!r})"
+
+    def __str__(self):
+        return f"*{self.element_ty}"
+
+
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+
+_PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+# Triton's signature strings: "*fp32", "i32", "u8", "fp16", "bf16", "i1".
+_SIG = {
+    "i1": int1,
+    "i8": int8,
+    "i16": int16,
+    "i32": int32,
+    "i64": int64,
+    "u1": int1,
+    "u8": uint8,
+    "u16": uint16,
+    "u32": uint32,
+    "u64": uint64,
+    "fp16": float16,
+    "bf16": bfloat16,
+    "fp32": float32,
+    "f32": float32,
+    "fp64": float64,
+}
+
+
+def dtype_from_signature(text: str) -> dtype:
+    """`*fp32` -> pointer_type(float32); `i32` -> int32."""
+    text = text.strip()
+    if text.startswith("*"):
+        return pointer_type(dtype_from_signature(text[1:]))
+    if text not in _SIG:
+        raise ValueError(f"unknown type '{text}' (expected e.g. *fp32, i32, i64, fp32, bf16, u8)")
+    return _SIG[text]
+
+
+def signature_name(t: dtype) -> str:
+    if t.is_ptr():
+        return "*" + signature_name(t.element_ty)
+    for k, v in _SIG.items():
+        if v == t and k not in ("u1", "f32"):
+            return k
+    raise ValueError(t)
+
+
+def dtype_from_numpy(np_dtype) -> dtype:
+    np_dtype = np.dtype(np_dtype)
+    if _BF16 is not None and np_dtype == _BF16:
+        return bfloat16
+    table = {
+        np.dtype(np.bool_): int1,
+        np.dtype(np.int8): int8,
+        np.dtype(np.int16): int16,
+        np.dtype(np.int32): int32,
+        np.dtype(np.int64): int64,
+        np.dtype(np.uint8): uint8,
+        np.dtype(np.uint16): uint16,
+        np.dtype(np.uint32): uint32,
+        np.dtype(np.uint64): uint64,
+        np.dtype(np.float16): float16,
+        np.dtype(np.float32): float32,
+        np.dtype(np.float64): float64,
+    }
+    if np_dtype not in table:
+        raise TypeError(f"arrays of dtype {np_dtype} are not supported by tilec kernels")
+    return table[np_dtype]
+
+
+def dtype_from_ir(t: ir.Type, signed: bool = True) -> dtype:
+    text = str(t)
+    if text.startswith("!tile.ptr"):
+        from tilec.dialects import tile
+
+        return pointer_type(dtype_from_ir(tile.pointee_type(t)))
+    table = {"f16": float16, "bf16": bfloat16, "f32": float32, "f64": float64, "i1": int1}
+    if text in table:
+        return table[text]
+    if text.startswith("i"):
+        return dtype(("int" if signed else "uint") + text[1:])
+    raise ValueError(f"no tilec dtype for {text}")
+
+
+class tensor:
+    """A value in tile code: an MLIR value plus its tilec element dtype and shape (`()` = scalar)."""
+
+    def __init__(self, handle: ir.Value, type: dtype, shape: tuple[int, ...] = ()):
+        self.handle = handle
+        self.dtype = type
+        self.shape = tuple(shape)
+
+    @property
+    def type(self):
+        return self.dtype
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __repr__(self):
+        return f"tensor<{list(self.shape)}, {self.dtype}>"
+
+    def __bool__(self):
+        raise TypeError(
+            "the truth value of a tensor is only known at run time: use it in an `if`, `while` or "
+            "tl.where, not in `and`/`or` chains or Python built-ins"
+        )
+
+    # Operators are the semantic functions; imported late to avoid a cycle.
+    def __add__(self, o):
+        return _sem().add(self, o)
+
+    def __radd__(self, o):
+        return _sem().add(o, self)
+
+    def __sub__(self, o):
+        return _sem().sub(self, o)
+
+    def __rsub__(self, o):
+        return _sem().sub(o, self)
+
+    def __mul__(self, o):
+        return _sem().mul(self, o)
+
+    def __rmul__(self, o):
+        return _sem().mul(o, self)
+
+    def __truediv__(self, o):
+        return _sem().truediv(self, o)
+
+    def __rtruediv__(self, o):
+        return _sem().truediv(o, self)
+
+    def __floordiv__(self, o):
+        return _sem().floordiv(self, o)
+
+    def __rfloordiv__(self, o):
+        return _sem().floordiv(o, self)
+
+    def __mod__(self, o):
+        return _sem().mod(self, o)
+
+    def __rmod__(self, o):
+        return _sem().mod(o, self)
+
+    def __neg__(self):
+        return _sem().neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        return _sem().invert(self)
+
+    def __and__(self, o):
+        return _sem().and_(self, o)
+
+    def __rand__(self, o):
+        return _sem().and_(o, self)
+
+    def __or__(self, o):
+        return _sem().or_(self, o)
+
+    def __ror__(self, o):
+        return _sem().or_(o, self)
+
+    def __xor__(self, o):
+        return _sem().xor_(self, o)
+
+    def __rxor__(self, o):
+        return _sem().xor_(o, self)
+
+    def __lshift__(self, o):
+        return _sem().shl(self, o)
+
+    def __rlshift__(self, o):
+        return _sem().shl(o, self)
+
+    def __rshift__(self, o):
+        return _sem().shr(self, o)
+
+    def __rrshift__(self, o):
+        return _sem().shr(o, self)
+
+    def __lt__(self, o):
+        return _sem().compare("lt", self, o)
+
+    def __le__(self, o):
+        return _sem().compare("le", self, o)
+
+    def __gt__(self, o):
+        return _sem().compare("gt", self, o)
+
+    def __ge__(self, o):
+        return _sem().compare("ge", self, o)
+
+    def __eq__(self, o):
+        return _sem().compare("eq", self, o)
+
+    def __ne__(self, o):
+        return _sem().compare("ne", self, o)
+
+    __hash__ = object.__hash__
+
+    def __getitem__(self, index):
+        return _sem().subscript(self, index)
+
+    # Methods Triton tensors have.
+    def to(self, dtype, bitcast=False):
+        return _sem().cast(self, dtype, bitcast=bitcast)
+
+    def reshape(self, *shape, can_reorder=False):
+        from . import builtins
+
+        return builtins.reshape(self, *shape, can_reorder=can_reorder)
+
+    def broadcast_to(self, *shape):
+        from . import builtins
+
+        return builtins.broadcast_to(self, *shape)
+
+    def expand_dims(self, axis):
+        from . import builtins
+
+        return builtins.expand_dims(self, axis)
+
+    def trans(self, *dims):
+        from . import builtins
+
+        return builtins.trans(self, *dims)
+
+    permute = trans
+
+    @property
+    def T(self):
+        return self.trans()
+
+    def sum(self, axis=None, keep_dims=False):
+        from . import builtins
+
+        return builtins.sum(self, axis, keep_dims)
+
+    def max(self, axis=None, keep_dims=False):
+        from . import builtins
+
+        return builtins.max(self, axis, keep_dims=keep_dims)
+
+    def min(self, axis=None, keep_dims=False):
+        from . import builtins
+
+        return builtins.min(self, axis, keep_dims=keep_dims)
+
+    def argmax(self, axis, keep_dims=False):
+        from . import builtins
+
+        return builtins.argmax(self, axis, keep_dims=keep_dims)
+
+    def argmin(self, axis, keep_dims=False):
+        from . import builtins
+
+        return builtins.argmin(self, axis, keep_dims=keep_dims)
+
+    def cumsum(self, axis=0, reverse=False):
+        from . import builtins
+
+        return builtins.cumsum(self, axis, reverse)
+
+
+def _sem():
+    from . import semantic
+
+    return semantic

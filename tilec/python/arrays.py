@@ -1,0 +1,71 @@
+"""What tilec needs to know about an array argument, from NumPy, torch, CuPy or the CUDA array interface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tilec.language import core
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    dtype: core.dtype
+    address: int
+    device: str  # "cpu" or "cuda"
+    device_index: int = 0
+
+
+def _torch_dtype(t) -> core.dtype:
+    name = str(t.dtype).replace("torch.", "")
+    table = {
+        "bool": core.int1,
+        "int8": core.int8,
+        "int16": core.int16,
+        "int32": core.int32,
+        "int64": core.int64,
+        "uint8": core.uint8,
+        "uint16": core.uint16,
+        "uint32": core.uint32,
+        "uint64": core.uint64,
+        "float16": core.float16,
+        "bfloat16": core.bfloat16,
+        "float32": core.float32,
+        "float64": core.float64,
+    }
+    if name not in table:
+        raise TypeError(f"torch tensors of dtype {name} are not supported by tilec kernels")
+    return table[name]
+
+
+def describe(value) -> ArrayInfo | None:
+    """ArrayInfo for an array-like argument, or None when `value` is not one."""
+    if isinstance(value, np.ndarray):
+        return ArrayInfo(core.dtype_from_numpy(value.dtype), value.__array_interface__["data"][0], "cpu")
+    module = type(value).__module__
+    if module.startswith("torch") and hasattr(value, "data_ptr"):
+        device = value.device
+        kind = "cuda" if device.type == "cuda" else "cpu" if device.type == "cpu" else device.type
+        return ArrayInfo(_torch_dtype(value), value.data_ptr(), kind, device.index or 0)
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        dev = getattr(getattr(value, "device", None), "id", 0) or 0
+        return ArrayInfo(core.dtype_from_numpy(np.dtype(cai["typestr"])), cai["data"][0], "cuda", dev)
+    ai = getattr(value, "__array_interface__", None)
+    if ai is not None:
+        return ArrayInfo(core.dtype_from_numpy(np.dtype(ai["typestr"])), ai["data"][0], "cpu")
+    return None
+
+
+def host_view(value) -> np.ndarray:
+    """A NumPy array sharing memory with a host array argument (torch CPU tensors included)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if type(value).__module__.startswith("torch"):
+        if value.device.type != "cpu":
+            raise TypeError(f"expected a CPU tensor, got one on {value.device}")
+        if str(value.dtype) == "torch.bfloat16":
+            return value.view(__import__("torch").int16).numpy().view(core.bfloat16.to_numpy())
+        return value.numpy()
+    return np.asarray(value)

@@ -1,0 +1,808 @@
+"""The code generator: walks a @tilec.jit function's Python AST and builds tile IR.
+
+Compile-time values (constexprs, Python numbers, dtypes, tuples) stay Python objects and are folded
+as Python folds them; run-time values are `tl.tensor`s. Control flow on run-time values becomes `scf`:
+`if` -> scf.if, `for ... in range(...)` -> scf.for, `while` -> scf.while, with the variables a body
+reassigns carried through. Calls to other @jit functions are inlined. Every op gets the user's
+`file:line:col` as its location.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as _py
+import inspect
+import numbers
+import os
+import textwrap
+
+from mlir import ir
+from mlir.dialects import arith, func, scf
+
+import tilec.language as tl
+from tilec.dialects import tile
+from tilec.language import builtins as tlb
+from tilec.language import core, semantic
+from tilec.language.core import tensor
+from tilec.language.semantic import SemanticError, to_tensor
+
+from .errors import CompilationError
+
+MAX_INLINE_DEPTH = 32
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _is_tensor(v) -> bool:
+    return isinstance(v, tensor)
+
+
+def _is_constexpr_annotation(annotation) -> bool:
+    if annotation is tl.constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+class SourceInfo:
+    """The parsed function with line/column offsets mapped back to the file."""
+
+    def __init__(self, fn):
+        self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        lines, first = inspect.getsourcelines(fn)
+        source = "".join(lines)
+        dedented = textwrap.dedent(source)
+        self.col_offset = len(lines[0]) - len(lines[0].lstrip())
+        tree = ast.parse(dedented)
+        ast.increment_lineno(tree, first - 1)
+        self.fndef = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+        self.source = source
+
+
+def assigned_names(stmts) -> list[str]:
+    """Names a list of statements (re)binds, in first-assignment order."""
+    names: list[str] = []
+
+    def add_target(t):
+        if isinstance(t, ast.Name):
+            if t.id not in names:
+                names.append(t.id)
+        elif isinstance(t, ast.Tuple | ast.List):
+            for e in t.elts:
+                add_target(e)
+        elif isinstance(t, ast.Starred):
+            add_target(t.value)
+
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    add_target(t)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                add_target(node.target)
+            elif isinstance(node, ast.For):
+                add_target(node.target)
+            elif isinstance(node, ast.NamedExpr):
+                add_target(node.target)
+    return names
+
+
+class CodeGenerator(ast.NodeVisitor):
+    def __init__(self, jit_fn, source: SourceInfo, scope: dict, depth: int = 0):
+        self.jit_fn = jit_fn
+        self.src = source
+        self.filename = source.filename
+        self.gscope = dict(jit_fn.fn.__globals__)
+        if jit_fn.fn.__closure__:
+            for name, cell in zip(jit_fn.fn.__code__.co_freevars, jit_fn.fn.__closure__):
+                self.gscope[name] = cell.cell_contents
+        self.lscope: dict = dict(scope)
+        self.depth = depth
+        self.return_value = None
+        self.returned = False
+        self.in_dynamic_flow = 0
+        self._node_stack: list[ast.AST] = []
+
+    # -- locations and errors ---------------------------------------------------------------------
+    def location(self, node) -> ir.Location:
+        line = getattr(node, "lineno", None) or self.src.fndef.lineno
+        col = getattr(node, "col_offset", 0) + self.src.col_offset + 1
+        return ir.Location.file(self.filename, line, col)
+
+    def error(self, node, reason: str) -> CompilationError:
+        line = getattr(node, "lineno", None) or self.src.fndef.lineno
+        col = getattr(node, "col_offset", 0) + self.src.col_offset + 1
+        return CompilationError(self.filename, line, col, reason)
+
+    def visit(self, node):
+        if node is None:
+            return None
+        with self.location(node):
+            try:
+                return super().visit(node)
+            except CompilationError:
+                raise
+            except (SemanticError, _Unsupported, TypeError, ValueError, NameError, AttributeError) as e:
+                if os.environ.get("TILEC_DEBUG") and not isinstance(e, SemanticError | _Unsupported):
+                    raise
+                raise self.error(node, str(e)) from (e if os.environ.get("TILEC_DEBUG") else None)
+
+    def generic_visit(self, node):
+        raise _Unsupported(f"unsupported Python construct in a kernel: {type(node).__name__}")
+
+    # -- statements ---------------------------------------------------------------------------
+    def visit_statements(self, stmts):
+        for stmt in stmts:
+            if self.returned:
+                break
+            self.visit(stmt)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None  # docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        return None
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        self.assign(node.target, self.visit(node.value))
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise _Unsupported("augmented assignment works on names only (tensors are immutable)")
+        current = self.lookup(node.target.id, node.target)
+        value = self.binary(node.op, current, self.visit(node.value))
+        self.assign(node.target, value)
+
+    def assign(self, target, value):
+        if isinstance(target, ast.Name):
+            self.lscope[target.id] = value
+            return
+        if isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(value, tuple | list):
+                raise _Unsupported(f"cannot unpack {type(value).__name__} into {len(target.elts)} names")
+            if len(value) != len(target.elts):
+                raise _Unsupported(f"cannot unpack {len(value)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+            return
+        raise _Unsupported("only names can be assigned in a kernel (tensors are immutable)")
+
+    def visit_Return(self, node):
+        if self.in_dynamic_flow:
+            raise _Unsupported("return inside a run-time if/for/while is not supported")
+        self.return_value = self.visit(node.value) if node.value is not None else None
+        self.returned = True
+
+    def visit_Assert(self, node):
+        cond = self.visit(node.test)
+        msg = self.visit(node.msg) if node.msg is not None else ast.unparse(node.test)
+        if not _is_tensor(cond):
+            if not cond:
+                raise _Unsupported(f"assertion failed at compile time: {msg}")
+            return
+        tlb.device_assert(cond, str(msg))
+
+    def visit_Break(self, node):
+        raise _Unsupported("'break' is not supported in kernel loops (as in Triton)")
+
+    def visit_Continue(self, node):
+        raise _Unsupported("'continue' is not supported in kernel loops (as in Triton)")
+
+    # -- if -----------------------------------------------------------------------------------
+    def visit_If(self, node):
+        cond = self.visit(node.test)
+        if not _is_tensor(cond):
+            self.visit_statements(node.body if cond else node.orelse)
+            return
+        self.dynamic_if(node, cond)
+
+    def _scalar_condition(self, cond: tensor, what: str) -> ir.Value:
+        if cond.shape:
+            raise _Unsupported(f"{what} condition must be a scalar, got a tensor of shape {list(cond.shape)}")
+        return semantic.cast(cond, core.int1).handle
+
+    def dynamic_if(self, node, cond: tensor):
+        cond_h = self._scalar_condition(cond, "if")
+        before = dict(self.lscope)
+        draft = scf.IfOp(cond_h, [], has_else=True)
+        scopes = []
+        self.in_dynamic_flow += 1
+        try:
+            for block, body in ((draft.then_block, node.body), (draft.else_block, node.orelse)):
+                self.lscope = dict(before)
+                with ir.InsertionPoint(block):
+                    self.visit_statements(body)
+                scopes.append(self.lscope)
+        finally:
+            self.in_dynamic_flow -= 1
+        then_scope, else_scope = scopes
+        names = [
+            n
+            for n in dict.fromkeys([*then_scope, *else_scope])
+            if n in then_scope and n in else_scope and (n in before or True)
+            and not (then_scope[n] is before.get(n, _MISSING) and else_scope[n] is before.get(n, _MISSING))
+        ]
+        merged, yields_then, yields_else = {}, [], []
+        for n in names:
+            a, b = then_scope[n], else_scope[n]
+            if not _is_tensor(a) and not _is_tensor(b):
+                if _same_constant(a, b):
+                    merged[n] = a
+                    continue
+                if not isinstance(a, numbers.Number) or not isinstance(b, numbers.Number):
+                    if n in before:
+                        raise _Unsupported(f"'{n}' gets different compile-time values in the two branches")
+                    continue
+            with ir.InsertionPoint(draft.then_block):
+                ta = to_tensor(a) if not _is_tensor(a) else a
+            with ir.InsertionPoint(draft.else_block):
+                tb = to_tensor(b) if not _is_tensor(b) else b
+            if ta.dtype != tb.dtype or ta.shape != tb.shape:
+                # A Python number on one side takes the other side's type.
+                if not _is_tensor(a):
+                    with ir.InsertionPoint(draft.then_block):
+                        ta = semantic.broadcast_to(semantic.cast(ta, tb.dtype), tb.shape)
+                elif not _is_tensor(b):
+                    with ir.InsertionPoint(draft.else_block):
+                        tb = semantic.broadcast_to(semantic.cast(tb, ta.dtype), ta.shape)
+                else:
+                    if n not in before:
+                        continue
+                    raise _Unsupported(
+                        f"'{n}' has type {ta!r} in the if branch but {tb!r} in the else branch"
+                    )
+            yields_then.append(ta)
+            yields_else.append(tb)
+            merged[n] = ta
+        self.lscope = dict(before)
+        # Names defined in both branches become visible; others stay local to their branch.
+        if not yields_then:
+            for block in (draft.then_block, draft.else_block):
+                with ir.InsertionPoint(block):
+                    scf.YieldOp([])
+            self.lscope.update(merged)
+            return
+        final = scf.IfOp(cond_h, [t.handle.type for t in yields_then], has_else=True)
+        for old, new, values in (
+            (draft.then_block, final.then_block, yields_then),
+            (draft.else_block, final.else_block, yields_else),
+        ):
+            with ir.InsertionPoint(new):
+                terminator = scf.YieldOp([v.handle for v in values])
+            for op in list(old.operations):
+                op.operation.move_before(terminator)
+        draft.operation.erase()
+        i = 0
+        for n, v in merged.items():
+            if _is_tensor(v) and any(v is y for y in yields_then):
+                self.lscope[n] = tensor(final.results[i], v.dtype, v.shape)
+                i += 1
+            else:
+                self.lscope[n] = v
+
+    # -- loops --------------------------------------------------------------------------------
+    def visit_For(self, node):
+        if node.orelse:
+            raise _Unsupported("for ... else is not supported")
+        iterator = node.iter
+        if not isinstance(iterator, ast.Call):
+            raise _Unsupported("kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)")
+        callee = self.visit(iterator.func)
+        args = [self.visit(a) for a in iterator.args]
+        kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
+        if callee is tl.static_range:
+            if any(_is_tensor(a) for a in args):
+                raise _Unsupported("tl.static_range bounds must be compile-time constants")
+            for i in _py.range(*args):
+                self.assign(node.target, i)
+                self.visit_statements(node.body)
+            return
+        if callee not in (_py.range, tl.range):
+            raise _Unsupported("kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)")
+        del kwargs  # num_stages etc.: scheduling hints for GPU back ends
+        if not 1 <= len(args) <= 3:
+            raise _Unsupported("range takes 1 to 3 arguments")
+        if len(args) == 1:
+            lb, ub, step = 0, args[0], 1
+        else:
+            lb, ub = args[0], args[1]
+            step = args[2] if len(args) == 3 else 1
+        if not isinstance(node.target, ast.Name):
+            raise _Unsupported("the loop variable must be a single name")
+        self.dynamic_for(node, lb, ub, step)
+
+    def _loop_index_type(self, *bounds) -> core.dtype:
+        types = [b.dtype for b in bounds if _is_tensor(b)]
+        for b in bounds:
+            if not _is_tensor(b) and not isinstance(b, numbers.Integral):
+                raise _Unsupported(f"range bounds must be integers, got {b!r}")
+        for t in types:
+            if not t.is_int():
+                raise _Unsupported(f"range bounds must be integers, got {t}")
+        if any(t.primitive_bitwidth == 64 for t in types) or any(
+            not _is_tensor(b) and not -(2**31) <= b < 2**31 for b in bounds
+        ):
+            return core.int64
+        return core.int32
+
+    def _carried(self, body, extra_defined=()) -> list[str]:
+        return [n for n in assigned_names(body) if n in self.lscope and n not in extra_defined]
+
+    def _loop_types(self, names, body_runner) -> dict:
+        """Dry-runs the body when some carried value is still a Python number, to learn its type."""
+        if all(_is_tensor(self.lscope[n]) or not isinstance(self.lscope[n], numbers.Number) for n in names):
+            return {}
+        saved = dict(self.lscope)
+        scratch = ir.Operation.create("scf.execute_region", results=[], regions=1)
+        tensors = [n for n in names if _is_tensor(saved[n])]
+        block = scratch.regions[0].blocks.append(*[saved[n].handle.type for n in tensors])
+        for n, arg in zip(tensors, block.arguments):
+            self.lscope[n] = tensor(arg, saved[n].dtype, saved[n].shape)
+        try:
+            with ir.InsertionPoint(block):
+                body_runner()
+            found = {n: self.lscope.get(n) for n in names}
+        finally:
+            self.lscope = saved
+            scratch.erase()
+        return found
+
+    def _loop_inits(self, names, learned) -> tuple[list[str], list[tensor]]:
+        carried, inits = [], []
+        for n in names:
+            v = self.lscope[n]
+            after = learned.get(n, v)
+            if not _is_tensor(v):
+                if not isinstance(v, numbers.Number):
+                    if after is v:
+                        continue
+                    raise _Unsupported(f"'{n}' holds a compile-time {type(v).__name__} and cannot change in a loop")
+                if not _is_tensor(after) and _same_constant(after, v):
+                    continue
+                t = to_tensor(v)
+                if _is_tensor(after):
+                    t = semantic.broadcast_to(semantic.cast(t, after.dtype), after.shape)
+                v = t
+            carried.append(n)
+            inits.append(v)
+        return carried, inits
+
+    def _check_carried(self, names, inits, values) -> list[ir.Value]:
+        out = []
+        for n, init, v in zip(names, inits, values):
+            if not _is_tensor(v):
+                if not isinstance(v, numbers.Number):
+                    raise _Unsupported(f"'{n}' becomes a compile-time {type(v).__name__} inside the loop")
+                v = semantic.broadcast_to(semantic.cast(to_tensor(v, init.dtype), init.dtype), init.shape)
+            if v.dtype != init.dtype or v.shape != init.shape:
+                raise _Unsupported(
+                    f"loop-carried variable '{n}' is {init!r} before the loop but {v!r} after an "
+                    "iteration; its type must stay the same"
+                )
+            out.append(v.handle)
+        return out
+
+    def dynamic_for(self, node, lb, ub, step):
+        if not _is_tensor(step) and step == 0:
+            raise _Unsupported("range step must not be zero")
+        index_t = self._loop_index_type(lb, ub, step)
+        var = node.target.id
+        negative = not _is_tensor(step) and step < 0
+        if _is_tensor(step):
+            # scf.for needs a positive step; a run-time step is assumed positive (as in Triton).
+            pass
+        names = self._carried(node.body, extra_defined=(var,))
+
+        def bind_index(i):
+            self.lscope[var] = i
+
+        def dry_body():
+            bind_index(semantic.cast(to_tensor(0), index_t))
+            self.visit_statements(node.body)
+
+        self.in_dynamic_flow += 1
+        try:
+            learned = self._loop_types(names, dry_body)
+            carried, inits = self._loop_inits(names, learned)
+            lb_t = semantic.cast(to_tensor(lb), index_t)
+            ub_t = semantic.cast(to_tensor(ub), index_t)
+            if negative:
+                # for i in range(lb, ub, -s): iterate k over [0, ceil((lb - ub) / s)) and use lb - k*s.
+                s = -step
+                count = semantic.floordiv(semantic.add(semantic.sub(lb_t, ub_t), s - 1), s)
+                count = semantic.maximum(count, semantic.constant(0, index_t))
+                lo, hi, st = semantic.constant(0, index_t), count, semantic.constant(1, index_t)
+            else:
+                lo, hi, st = lb_t, ub_t, semantic.cast(to_tensor(step), index_t)
+            loop = scf.ForOp(lo.handle, hi.handle, st.handle, [v.handle for v in inits])
+            before = dict(self.lscope)
+            with ir.InsertionPoint(loop.body):
+                iv = tensor(loop.induction_variable, index_t)
+                if negative:
+                    iv = semantic.sub(lb_t, semantic.mul(iv, -step))
+                bind_index(iv)
+                for n, arg, init in zip(carried, loop.inner_iter_args, inits):
+                    self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                self.visit_statements(node.body)
+                values = self._check_carried(carried, inits, [self.lscope[n] for n in carried])
+                scf.YieldOp(values)
+        finally:
+            self.in_dynamic_flow -= 1
+        self.lscope = before
+        for n, res, init in zip(carried, loop.results, inits):
+            self.lscope[n] = tensor(res, init.dtype, init.shape)
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise _Unsupported("while ... else is not supported")
+        names = self._carried(node.body)
+
+        def dry_body():
+            self.visit(node.test)
+            self.visit_statements(node.body)
+
+        self.in_dynamic_flow += 1
+        try:
+            learned = self._loop_types(names, dry_body)
+            carried, inits = self._loop_inits(names, learned)
+            types = [v.handle.type for v in inits]
+            loop = scf.WhileOp(types, [v.handle for v in inits])
+            before_block = loop.before.blocks.append(*types)
+            after_block = loop.after.blocks.append(*types)
+            outer = dict(self.lscope)
+            with ir.InsertionPoint(before_block):
+                for n, arg, init in zip(carried, before_block.arguments, inits):
+                    self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                cond = self.visit(node.test)
+                if not _is_tensor(cond):
+                    cond = to_tensor(bool(cond))
+                cond_h = self._scalar_condition(cond, "while")
+                scf.ConditionOp(cond_h, list(before_block.arguments))
+            self.lscope = dict(outer)
+            with ir.InsertionPoint(after_block):
+                for n, arg, init in zip(carried, after_block.arguments, inits):
+                    self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                self.visit_statements(node.body)
+                scf.YieldOp(self._check_carried(carried, inits, [self.lscope[n] for n in carried]))
+        finally:
+            self.in_dynamic_flow -= 1
+        self.lscope = outer
+        for n, res, init in zip(carried, loop.results, inits):
+            self.lscope[n] = tensor(res, init.dtype, init.shape)
+
+    # -- expressions --------------------------------------------------------------------------
+    def visit_Constant(self, node):
+        return node.value
+
+    def lookup(self, name, node):
+        if name in self.lscope:
+            return self.lscope[name]
+        if name in self.gscope:
+            return self.gscope[name]
+        if hasattr(_py, name):
+            return getattr(_py, name)
+        raise NameError(f"name '{name}' is not defined")
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit(e) for e in node.elts)
+
+    def visit_List(self, node):
+        return [self.visit(e) for e in node.elts]
+
+    def visit_Dict(self, node):
+        return {self.visit(k): self.visit(v) for k, v in zip(node.keys, node.values)}
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                value = self.visit(v.value)
+                if _is_tensor(value):
+                    raise _Unsupported("f-strings can only format compile-time values")
+                spec = self.visit(v.format_spec) if v.format_spec is not None else ""
+                parts.append(format(value, spec))
+        return "".join(parts)
+
+    def visit_Attribute(self, node):
+        obj = self.visit(node.value)
+        return getattr(obj, node.attr)
+
+    def visit_Subscript(self, node):
+        obj = self.visit(node.value)
+        index = self.visit(node.slice)
+        if _is_tensor(obj):
+            return semantic.subscript(obj, index)
+        if _is_tensor(index):
+            raise _Unsupported("cannot index a compile-time sequence with a run-time value")
+        return obj[index]
+
+    def visit_Slice(self, node):
+        return slice(self.visit(node.lower), self.visit(node.upper), self.visit(node.step))
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not _is_tensor(cond):
+            return self.visit(node.body if cond else node.orelse)
+        return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
+
+    _BINOPS = {
+        ast.Add: ("__add__", semantic.add),
+        ast.Sub: ("__sub__", semantic.sub),
+        ast.Mult: ("__mul__", semantic.mul),
+        ast.Div: ("__truediv__", semantic.truediv),
+        ast.FloorDiv: ("__floordiv__", semantic.floordiv),
+        ast.Mod: ("__mod__", semantic.mod),
+        ast.BitAnd: ("__and__", semantic.and_),
+        ast.BitOr: ("__or__", semantic.or_),
+        ast.BitXor: ("__xor__", semantic.xor_),
+        ast.LShift: ("__lshift__", semantic.shl),
+        ast.RShift: ("__rshift__", semantic.shr),
+        ast.Pow: ("__pow__", None),
+        ast.MatMult: ("__matmul__", None),
+    }
+
+    def binary(self, op, lhs, rhs):
+        name, fn = self._BINOPS[type(op)]
+        if not _is_tensor(lhs) and not _is_tensor(rhs):
+            return _py_binop(type(op), lhs, rhs)
+        if fn is None:
+            raise _Unsupported(f"operator {type(op).__name__} is not supported on tensors")
+        return fn(lhs, rhs)
+
+    def visit_BinOp(self, node):
+        return self.binary(node.op, self.visit(node.left), self.visit(node.right))
+
+    def visit_UnaryOp(self, node):
+        x = self.visit(node.operand)
+        if not _is_tensor(x):
+            return {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v, ast.Invert: lambda v: ~v}[
+                type(node.op)
+            ](x)
+        if isinstance(node.op, ast.USub):
+            return semantic.neg(x)
+        if isinstance(node.op, ast.UAdd):
+            return x
+        if isinstance(node.op, ast.Invert):
+            return semantic.invert(x)
+        return semantic.logical_not(x)
+
+    _CMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+    def visit_Compare(self, node):
+        if len(node.ops) != 1:
+            left = self.visit(node.left)
+            rights = [self.visit(c) for c in node.comparators]
+            if any(_is_tensor(v) for v in [left, *rights]):
+                raise _Unsupported("chained comparisons of tensors are not supported; use & between them")
+            result = True
+            for op, r in zip(node.ops, rights):
+                result = result and _py_compare(type(op), left, r)
+                left = r
+            return result
+        lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
+        op = type(node.ops[0])
+        if op in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
+            if _is_tensor(lhs) and op in (ast.Is, ast.IsNot) and rhs is None:
+                return op is ast.IsNot
+            return _py_compare(op, lhs, rhs)
+        if not _is_tensor(lhs) and not _is_tensor(rhs):
+            return _py_compare(op, lhs, rhs)
+        return semantic.compare(self._CMP[op], lhs, rhs)
+
+    def visit_BoolOp(self, node):
+        values = [self.visit(v) for v in node.values]
+        is_and = isinstance(node.op, ast.And)
+        if not any(_is_tensor(v) for v in values):
+            result = values[0]
+            for v in values[1:]:
+                result = (result and v) if is_and else (result or v)
+            return result
+        result = values[0]
+        for v in values[1:]:
+            result = semantic.logical_and(result, v) if is_and else semantic.logical_or(result, v)
+        return result
+
+    def visit_Call(self, node):
+        fn = self.visit(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.visit(a.value))
+            else:
+                args.append(self.visit(a))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                kwargs.update(self.visit(k.value))
+            else:
+                kwargs[k.arg] = self.visit(k.value)
+        return self.call(fn, args, kwargs)
+
+    def call(self, fn, args, kwargs):
+        from .jit import JITFunction
+
+        if isinstance(fn, JITFunction):
+            return self.call_jit(fn, args, kwargs)
+        if getattr(fn, "__tilec_builtin__", False) or _is_tensor(getattr(fn, "__self__", None)):
+            return fn(*args, **kwargs)
+        if fn is tl.constexpr:
+            return args[0] if args else None
+        tensors = any(_is_tensor(a) for a in [*args, *kwargs.values()])
+        if fn in _PY_ON_TENSORS and tensors:
+            return _PY_ON_TENSORS[fn](*args, **kwargs)
+        if fn is _py.print:
+            return tlb.static_print(*args, **kwargs)
+        if tensors:
+            name = getattr(fn, "__name__", repr(fn))
+            raise _Unsupported(
+                f"cannot call the Python function '{name}' with run-time tensors; "
+                "decorate it with @tilec.jit to call it from a kernel"
+            )
+        if isinstance(fn, type) and issubclass(fn, core.dtype):
+            return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    def call_jit(self, fn, args, kwargs):
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise _Unsupported(f"@jit calls nest deeper than {MAX_INLINE_DEPTH} (recursion is not supported)")
+        try:
+            bound = fn.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise _Unsupported(f"bad call of {fn.__name__}: {e}") from None
+        bound.apply_defaults()
+        scope = {}
+        for name, value in bound.arguments.items():
+            if name in fn.constexpr_names and _is_tensor(value):
+                raise _Unsupported(f"argument '{name}' of {fn.__name__} is a tl.constexpr but got a tensor")
+            scope[name] = value
+        callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1)
+        callee.visit_statements(callee.src.fndef.body)
+        return callee.return_value
+
+    def call_combine(self, fn, args):
+        """For tl.reduce / tl.associative_scan: inline the user's combine function on scalars."""
+        from .jit import JITFunction
+
+        if isinstance(fn, JITFunction):
+            return self.call_jit(fn, args, {})
+        return fn(*args)
+
+    def visit_Lambda(self, node):
+        raise _Unsupported("lambdas are not supported in kernels; use a @tilec.jit function")
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+def _same_constant(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _py_binop(op, a, b):
+    import operator
+
+    table = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod,
+        ast.BitAnd: operator.and_,
+        ast.BitOr: operator.or_,
+        ast.BitXor: operator.xor,
+        ast.LShift: operator.lshift,
+        ast.RShift: operator.rshift,
+        ast.Pow: operator.pow,
+        ast.MatMult: operator.matmul,
+    }
+    return table[op](a, b)
+
+
+def _py_compare(op, a, b):
+    import operator
+
+    table = {
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
+        ast.Eq: operator.eq,
+        ast.NotEq: operator.ne,
+        ast.Is: operator.is_,
+        ast.IsNot: operator.is_not,
+        ast.In: lambda x, y: x in y,
+        ast.NotIn: lambda x, y: x not in y,
+    }
+    return table[op](a, b)
+
+
+_PY_ON_TENSORS = {
+    _py.min: lambda a, b: semantic.minimum(a, b),
+    _py.max: lambda a, b: semantic.maximum(a, b),
+    _py.abs: semantic.abs_,
+    _py.float: lambda x: semantic.cast(x, core.float32),
+    _py.int: lambda x: semantic.cast(x, core.int32),
+    _py.bool: lambda x: semantic.cast(x, core.int1),
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry point
+# ----------------------------------------------------------------------------------------------
+
+
+def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
+    """Tile IR for `jit_fn` specialized by `arg_specs`.
+
+    `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
+    optional specialization attributes such as {"tile.divisibility": 16} — or ("const", value).
+    The module lives in a fresh context with the tile dialect loaded.
+    """
+    ctx = tile.make_context()
+    src = jit_fn.source_info()
+    with ctx:
+        loc = ir.Location.file(src.filename, src.fndef.lineno, src.fndef.col_offset + src.col_offset + 1)
+        with loc:
+            module = ir.Module.create()
+            names = [n for n, spec in arg_specs.items() if spec[0] == "arg"]
+            types = [arg_specs[n][1].to_ir() for n in names]
+            with ir.InsertionPoint(module.body):
+                fn = func.FuncOp(jit_fn.__name__, (types, []))
+                fn.attributes["tile.kernel"] = ir.UnitAttr.get()
+                arg_attrs = []
+                for n in names:
+                    attrs = {k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v) for k, v in arg_specs[n][2].items()}
+                    attrs["tile.name"] = ir.StringAttr.get(n)
+                    arg_attrs.append(ir.DictAttr.get(attrs))
+                fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
+                entry = fn.add_entry_block()
+            scope = {}
+            args = iter(entry.arguments)
+            for n, spec in arg_specs.items():
+                if spec[0] == "arg":
+                    scope[n] = tensor(next(args), spec[1])
+                else:
+                    scope[n] = spec[1]
+            gen = CodeGenerator(jit_fn, src, scope)
+            saved = (tlb._active, tlb.call_combine, tlb.debug_enabled)
+            tlb._active += 1
+            tlb.call_combine = gen.call_combine
+            tlb.debug_enabled = debug
+            try:
+                with ir.InsertionPoint(entry):
+                    gen.visit_statements(src.fndef.body)
+                    if gen.return_value is not None:
+                        raise gen.error(src.fndef, "a kernel cannot return a value")
+                    func.ReturnOp([])
+            finally:
+                tlb._active, tlb.call_combine, tlb.debug_enabled = saved
+        errors = tile.verify_tile_ops(module.operation)
+        if errors:
+            raise CompilationError(src.filename, src.fndef.lineno, 1, f"internal: invalid tile IR: {errors[0].message}")
+        if not module.operation.verify():
+            raise CompilationError(src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify")
+    _ = arith
+    return module

@@ -1,0 +1,21 @@
+"""Errors that point at the user's kernel source: file, line, the line itself and a caret."""
+
+from __future__ import annotations
+
+import linecache
+
+
+class CompilationError(Exception):
+    """A kernel could not be compiled. The message starts with `file:line:col: error:`."""
+
+    def __init__(self, filename: str, lineno: int, col: int, reason: str):
+        self.filename, self.lineno, self.col, self.reason = filename, lineno, col, reason
+        source = linecache.getline(filename, lineno).rstrip("\n") if lineno else ""
+        text = f"{filename}:{lineno}:{col}: error: {reason}"
+        if source.strip():
+            text += f"\n    {source}\n    {' ' * max(col - 1, 0)}^"
+        super().__init__(text)
+
+
+class InterpreterError(Exception):
+    """A kernel failed while running in the interpreter (out-of-bounds access, failed assert)."""

@@ -1,0 +1,204 @@
+"""@tilec.jit: specialization, the cache key, compilation and `kernel[grid](...)` launches."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import numbers
+import os
+
+from tilec.language import core
+
+from . import arrays
+from .codegen import SourceInfo, _is_constexpr_annotation
+from .errors import CompilationError
+
+VERSION = "0.1.0"
+
+
+def _user_frame_error(exc: BaseException) -> BaseException:
+    """Drops tilec's internal frames from a user-facing error unless TILEC_DEBUG=1."""
+    if os.environ.get("TILEC_DEBUG"):
+        return exc
+    exc.__cause__ = None
+    exc.__suppress_context__ = True
+    return exc.with_traceback(None)
+
+
+class JITFunction:
+    """A kernel (or a helper called from kernels) written in the tile language."""
+
+    def __init__(self, fn, *, debug=None, do_not_specialize=(), noinline=False):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexpr_names = {
+            n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)
+        }
+        self.do_not_specialize = {
+            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize
+        }
+        self.debug = debug
+        self._source_info = None
+        self._cache_key = None
+        self.cache: dict = {}
+
+    # -- source ------------------------------------------------------------------------------
+    def source_info(self) -> SourceInfo:
+        if self._source_info is None:
+            self._source_info = SourceInfo(self.fn)
+        return self._source_info
+
+    def _dependencies(self, seen=None) -> list[JITFunction]:
+        """This function and every @jit function it refers to, transitively."""
+        seen = seen if seen is not None else {}
+        if id(self) in seen:
+            return []
+        seen[id(self)] = self
+        out = [self]
+        names = set(self.fn.__code__.co_names) | set(self.fn.__code__.co_freevars)
+        scope = dict(self.fn.__globals__)
+        if self.fn.__closure__:
+            scope.update(zip(self.fn.__code__.co_freevars, (c.cell_contents for c in self.fn.__closure__)))
+        for name in sorted(names):
+            obj = scope.get(name)
+            if isinstance(obj, JITFunction):
+                out.extend(obj._dependencies(seen))
+        return out
+
+    @property
+    def cache_key(self) -> str:
+        """Hash of the source of this function and of every @jit function it calls."""
+        if self._cache_key is None:
+            h = hashlib.sha256(VERSION.encode())
+            for dep in self._dependencies():
+                h.update(dep.__qualname__.encode())
+                h.update(inspect.getsource(dep.fn).encode())
+            self._cache_key = h.hexdigest()
+        return self._cache_key
+
+    # -- launching ---------------------------------------------------------------------------
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{self.__name__} is a @tilec.jit kernel: launch it with {self.__name__}[grid](...), "
+            "or call it from another kernel"
+        )
+
+    def _bind(self, args, kwargs) -> dict:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            src = self.source_info()
+            raise TypeError(f"{src.filename}:{src.fndef.lineno}: {self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def specialize(self, bound: dict) -> tuple[dict, tuple]:
+        """arg_specs for the code generator and the hashable specialization key."""
+        specs, key = {}, []
+        src = self.source_info()
+        for name, value in bound.items():
+            if name in self.constexpr_names or value is None or isinstance(value, core.dtype):
+                if isinstance(value, core.tensor):
+                    raise TypeError(f"{src.filename}:{src.fndef.lineno}: '{name}' is a tl.constexpr")
+                specs[name] = ("const", value)
+                key.append((name, "const", repr(value)))
+                continue
+            spec = _specialize_value(name, value, name in self.do_not_specialize, src)
+            specs[name] = spec
+            key.append((name, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ()))
+        return specs, tuple(key)
+
+    def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
+        from tilec import compiler
+
+        try:
+            bound = self._bind(args, kwargs)
+            target = compiler.select_target(bound.values())
+            kernel = self._compiled(bound, target, num_warps, num_stages)
+            grid_dims = _resolve_grid(grid, bound)
+            return kernel.launch(grid_dims, [bound[n] for n in kernel.arg_names])
+        except (CompilationError, TypeError, ValueError) as e:
+            raise _user_frame_error(e) from None
+
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None, **kwargs):
+        from tilec import compiler
+
+        try:
+            bound = self._bind(args, kwargs)
+            target = target or compiler.select_target(bound.values())
+            return self._compiled(bound, target, num_warps, num_stages)
+        except (CompilationError, TypeError, ValueError) as e:
+            raise _user_frame_error(e) from None
+
+    def _compiled(self, bound, target, num_warps, num_stages):
+        from tilec import compiler
+
+        specs, spec_key = self.specialize(bound)
+        key = (spec_key, target, num_warps, num_stages)
+        kernel = self.cache.get(key)
+        if kernel is None:
+            options = compiler.Options(num_warps=num_warps, num_stages=num_stages, debug=self._debug(target))
+            kernel = compiler.compile_specs(self, specs, target, options)
+            self.cache[key] = kernel
+        return kernel
+
+    def _debug(self, target) -> bool:
+        if self.debug is not None:
+            return bool(self.debug)
+        return bool(os.environ.get("TILEC_DEBUG")) or target == "interpreter"
+
+
+def _specialize_value(name, value, no_spec, src):
+    if isinstance(value, bool):
+        return ("arg", core.int1, {})
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if v == 1 and not no_spec:
+            return ("const", 1)
+        t = core.int32 if -(2**31) <= v < 2**31 else core.int64 if -(2**63) <= v < 2**63 else core.uint64
+        if not -(2**63) <= v < 2**64:
+            raise TypeError(f"{src.filename}:{src.fndef.lineno}: argument '{name}' = {v} does not fit in 64 bits")
+        attrs = {"tile.divisibility": 16} if v % 16 == 0 and not no_spec else {}
+        return ("arg", t, attrs)
+    if isinstance(value, numbers.Real):
+        return ("arg", core.float32, {})
+    info = arrays.describe(value)
+    if info is None:
+        raise TypeError(
+            f"{src.filename}:{src.fndef.lineno}: argument '{name}' has unsupported type "
+            f"{type(value).__name__} (expected an array/tensor, int, float, bool or constexpr)"
+        )
+    attrs = {"tile.divisibility": 16} if info.address % 16 == 0 and not no_spec else {}
+    return ("arg", core.pointer_type(info.dtype), attrs)
+
+
+def _resolve_grid(grid, bound) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(dict(bound))
+    if isinstance(grid, numbers.Integral):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid}")
+    if any(g < 0 for g in grid):
+        raise ValueError(f"grid dimensions must be >= 0, got {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+def jit(fn=None, *, debug=None, do_not_specialize=(), noinline=False, **_ignored):
+    """Decorator: `@tilec.jit` or `@tilec.jit(debug=True)`."""
+
+    def wrap(f):
+        return JITFunction(f, debug=debug, do_not_specialize=do_not_specialize, noinline=noinline)
+
+    return wrap(fn) if fn is not None else wrap
+
