@@ -26,6 +26,7 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = [
+    "__version__",
     "CompilationError",
     "CompiledKernel",
     "InterpreterError",

@@ -67,7 +67,9 @@ def select_target(values) -> str:
             devices.add(info.device)
     if "cuda" in devices:
         if len(devices) > 1:
-            raise ValueError("a kernel's array arguments must all live on one device (got host and GPU arrays)")
+            raise ValueError(
+                "a kernel's array arguments must all live on one device (got host and GPU arrays)"
+            )
         from .targets.nvidia import runtime as nv_runtime
 
         return nv_runtime.device_arch()
@@ -140,12 +142,17 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
             text = signature[name]
             if text == "constexpr":
                 raise CompilationError(
-                    fn.source_info().filename, fn.source_info().fndef.lineno, 1, f"give a value for constexpr '{name}'"
+                    fn.source_info().filename,
+                    fn.source_info().fndef.lineno,
+                    1,
+                    f"give a value for constexpr '{name}'",
                 )
             t = core.dtype_from_signature(text)
             attrs = {"tile.divisibility": 16} if t.is_ptr() else {}
             specs[name] = ("arg", t, attrs)
         else:
             src = fn.source_info()
-            raise TypeError(f"{src.filename}:{src.fndef.lineno}: no type or constexpr value for parameter '{name}'")
+            raise TypeError(
+                f"{src.filename}:{src.fndef.lineno}: no type or constexpr value for parameter '{name}'"
+            )
     return compile_specs(fn, specs, target, Options(num_warps=num_warps, num_stages=num_stages, debug=debug))

@@ -103,4 +103,3 @@ def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):
 def static_range(*args):
     """`for i in tl.static_range(lo, hi, step)`: unrolled at compile time (bounds must be constexpr)."""
     return _py.range(*args)
-

@@ -241,17 +241,23 @@ def _int_only(name):
 
 @builtin
 def atomic_add(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic(lambda e: "fadd" if e.is_floating() else "add", pointer, val, mask, sem, scope, "atomic_add")
+    return _atomic(
+        lambda e: "fadd" if e.is_floating() else "add", pointer, val, mask, sem, scope, "atomic_add"
+    )
 
 
 @builtin
 def atomic_max(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic(lambda e: "umax" if e.is_int_unsigned() else "max", pointer, val, mask, sem, scope, "atomic_max")
+    return _atomic(
+        lambda e: "umax" if e.is_int_unsigned() else "max", pointer, val, mask, sem, scope, "atomic_max"
+    )
 
 
 @builtin
 def atomic_min(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic(lambda e: "umin" if e.is_int_unsigned() else "min", pointer, val, mask, sem, scope, "atomic_min")
+    return _atomic(
+        lambda e: "umin" if e.is_int_unsigned() else "min", pointer, val, mask, sem, scope, "atomic_min"
+    )
 
 
 @builtin
@@ -662,7 +668,9 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 @builtin
-def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None):
+def dot(
+    input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
+):
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 2 or len(b.shape) != 2:
         raise SemanticError(f"tl.dot needs 2-D tensors, got shapes {list(a.shape)} and {list(b.shape)}")

@@ -229,7 +229,9 @@ class CodeGenerator(ast.NodeVisitor):
         names = [
             n
             for n in dict.fromkeys([*then_scope, *else_scope])
-            if n in then_scope and n in else_scope and (n in before or True)
+            if n in then_scope
+            and n in else_scope
+            and (n in before or True)
             and not (then_scope[n] is before.get(n, _MISSING) and else_scope[n] is before.get(n, _MISSING))
         ]
         merged, yields_then, yields_else = {}, [], []
@@ -296,7 +298,9 @@ class CodeGenerator(ast.NodeVisitor):
             raise _Unsupported("for ... else is not supported")
         iterator = node.iter
         if not isinstance(iterator, ast.Call):
-            raise _Unsupported("kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)")
+            raise _Unsupported(
+                "kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)"
+            )
         callee = self.visit(iterator.func)
         args = [self.visit(a) for a in iterator.args]
         kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
@@ -308,7 +312,9 @@ class CodeGenerator(ast.NodeVisitor):
                 self.visit_statements(node.body)
             return
         if callee not in (_py.range, tl.range):
-            raise _Unsupported("kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)")
+            raise _Unsupported(
+                "kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)"
+            )
         del kwargs  # num_stages etc.: scheduling hints for GPU back ends
         if not 1 <= len(args) <= 3:
             raise _Unsupported("range takes 1 to 3 arguments")
@@ -366,7 +372,9 @@ class CodeGenerator(ast.NodeVisitor):
                 if not isinstance(v, numbers.Number):
                     if after is v:
                         continue
-                    raise _Unsupported(f"'{n}' holds a compile-time {type(v).__name__} and cannot change in a loop")
+                    raise _Unsupported(
+                        f"'{n}' holds a compile-time {type(v).__name__} and cannot change in a loop"
+                    )
                 if not _is_tensor(after) and _same_constant(after, v):
                     continue
                 t = to_tensor(v)
@@ -570,9 +578,12 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_UnaryOp(self, node):
         x = self.visit(node.operand)
         if not _is_tensor(x):
-            return {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v, ast.Invert: lambda v: ~v}[
-                type(node.op)
-            ](x)
+            return {
+                ast.USub: lambda v: -v,
+                ast.UAdd: lambda v: +v,
+                ast.Not: lambda v: not v,
+                ast.Invert: lambda v: ~v,
+            }[type(node.op)](x)
         if isinstance(node.op, ast.USub):
             return semantic.neg(x)
         if isinstance(node.op, ast.UAdd):
@@ -774,7 +785,10 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                 fn.attributes["tile.kernel"] = ir.UnitAttr.get()
                 arg_attrs = []
                 for n in names:
-                    attrs = {k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v) for k, v in arg_specs[n][2].items()}
+                    attrs = {
+                        k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v)
+                        for k, v in arg_specs[n][2].items()
+                    }
                     attrs["tile.name"] = ir.StringAttr.get(n)
                     arg_attrs.append(ir.DictAttr.get(attrs))
                 fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
@@ -801,8 +815,12 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                 tlb._active, tlb.call_combine, tlb.debug_enabled = saved
         errors = tile.verify_tile_ops(module.operation)
         if errors:
-            raise CompilationError(src.filename, src.fndef.lineno, 1, f"internal: invalid tile IR: {errors[0].message}")
+            raise CompilationError(
+                src.filename, src.fndef.lineno, 1, f"internal: invalid tile IR: {errors[0].message}"
+            )
         if not module.operation.verify():
-            raise CompilationError(src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify")
+            raise CompilationError(
+                src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify"
+            )
     _ = arith
     return module

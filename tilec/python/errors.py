@@ -19,3 +19,8 @@ class CompilationError(Exception):
 
 class InterpreterError(Exception):
     """A kernel failed while running in the interpreter (out-of-bounds access, failed assert)."""
+
+
+# Shown to users as `tilec.CompilationError`, where they catch it.
+CompilationError.__module__ = "tilec"
+InterpreterError.__module__ = "tilec"

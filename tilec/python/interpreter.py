@@ -100,7 +100,11 @@ class Memory:
         starts = np.asarray(self.starts, dtype=np.int64)
         ends = np.asarray(self.ends, dtype=np.int64)
         which = np.searchsorted(starts, addresses, side="right") - 1
-        ok = (which >= 0) & (addresses + size <= ends[np.maximum(which, 0)]) if len(starts) else np.zeros_like(addresses, bool)
+        ok = (
+            (which >= 0) & (addresses + size <= ends[np.maximum(which, 0)])
+            if len(starts)
+            else np.zeros_like(addresses, bool)
+        )
         if not np.all(ok):
             bad = int(addresses[~ok].flat[0])
             raise InterpreterError(
@@ -207,7 +211,9 @@ class Translator:
                 err.located = True
                 raise err from None
             except (ValueError, TypeError, IndexError, OverflowError) as e:
-                err = InterpreterError(f"{_where(op)}: interpreter failure in '{op.name}': {e} (program {state.pid})")
+                err = InterpreterError(
+                    f"{_where(op)}: interpreter failure in '{op.name}': {e} (program {state.pid})"
+                )
                 err.located = True
                 raise err from None
 
@@ -257,7 +263,9 @@ def _constant(tr, op):
         if attr.is_splat:
             value = np.full(shape, _scalar_attr(attr.get_splat_value(), dtype), dtype=dtype)
         else:
-            value = np.array([_scalar_attr(attr[i], dtype) for i in range(len(attr))], dtype=dtype).reshape(shape)
+            value = np.array([_scalar_attr(attr[i], dtype) for i in range(len(attr))], dtype=dtype).reshape(
+                shape
+            )
     else:
         value = np.asarray(_scalar_attr(attr, dtype), dtype=dtype)
 
@@ -325,9 +333,7 @@ _simple_ops = {
     "math.floor": lambda op: np.floor,
     "math.ceil": lambda op: np.ceil,
     "math.erf": lambda op: _erf,
-    "math.fma": lambda op: lambda a, b, c: (
-        a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
-    ),
+    "math.fma": lambda op: lambda a, b, c: a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64),
     "math.powf": lambda op: np.power,
 }
 
@@ -347,7 +353,9 @@ def _divsi(a, b):
     return (a - r) // b
 
 
-@handles("arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.shli", "arith.shrsi", "arith.shrui")
+@handles(
+    "arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.shli", "arith.shrsi", "arith.shrui"
+)
 def _int_div_shift(tr, op):
     a_i, b_i = (tr.slot(v) for v in op.operands)
     out = tr.slot(op.results[0])
@@ -397,7 +405,14 @@ _IPRED = {
     8: ("gt", True),
     9: ("ge", True),
 }
-_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+_CMP = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
 
 
 @handles("arith.cmpi")
@@ -417,7 +432,24 @@ def _cmpi(tr, op):
 
 
 # CmpFPredicate: false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true
-_FPRED = ["false", "eq", "gt", "ge", "lt", "le", "ne", "ord", "eq", "gt", "ge", "lt", "le", "ne", "uno", "true"]
+_FPRED = [
+    "false",
+    "eq",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "ne",
+    "ord",
+    "eq",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "ne",
+    "uno",
+    "true",
+]
 
 
 @handles("arith.cmpf")
@@ -605,7 +637,9 @@ def _num_programs(tr, op):
 def _make_range(tr, op):
     out = tr.slot(op.results[0])
     value = np.arange(
-        ir.IntegerAttr(op.attributes["start"]).value, ir.IntegerAttr(op.attributes["end"]).value, dtype=np.int32
+        ir.IntegerAttr(op.attributes["start"]).value,
+        ir.IntegerAttr(op.attributes["end"]).value,
+        dtype=np.int32,
     )
 
     def step(env, state):
@@ -635,7 +669,9 @@ _HANDLERS["tile.expand_dims"] = _shape_handler(lambda op, shape: lambda x: x.res
 _HANDLERS["tile.reshape"] = _shape_handler(lambda op, shape: lambda x: x.reshape(shape))
 _HANDLERS["tile.convert_layout"] = _shape_handler(lambda op, shape: lambda x: x)
 _HANDLERS["tile.trans"] = _shape_handler(
-    lambda op, shape: (lambda order: lambda x: np.transpose(x, order))(list(ir.DenseI32ArrayAttr(op.attributes["order"])))
+    lambda op, shape: (lambda order: lambda x: np.transpose(x, order))(
+        list(ir.DenseI32ArrayAttr(op.attributes["order"]))
+    )
 )
 
 
@@ -808,7 +844,12 @@ def _atomic_rmw(tr, op):
         values = np.broadcast_to(_arr(env[v_i]), ptrs.shape)
         mask = np.broadcast_to(_arr(env[m_i]), ptrs.shape) if m_i is not None else np.ones(ptrs.shape, bool)
         old = np.zeros(ptrs.shape, dtype=dtype)
-        flat_p, flat_v, flat_m, flat_o = ptrs.reshape(-1), values.reshape(-1), mask.reshape(-1), old.reshape(-1)
+        flat_p, flat_v, flat_m, flat_o = (
+            ptrs.reshape(-1),
+            values.reshape(-1),
+            mask.reshape(-1),
+            old.reshape(-1),
+        )
         for k in np.nonzero(flat_m)[0]:  # one element at a time: duplicates see each other's updates
             addr = flat_p[k : k + 1]
             current = state.memory.read(addr, dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import numbers
@@ -11,7 +12,7 @@ from tilec.language import core
 
 from . import arrays
 from .codegen import SourceInfo, _is_constexpr_annotation
-from .errors import CompilationError
+from .errors import CompilationError, InterpreterError
 
 VERSION = "0.1.0"
 
@@ -40,9 +41,7 @@ class JITFunction:
         self.constexpr_names = {
             n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)
         }
-        self.do_not_specialize = {
-            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize
-        }
+        self.do_not_specialize = {self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize}
         self.debug = debug
         self._source_info = None
         self._cache_key = None
@@ -84,7 +83,7 @@ class JITFunction:
 
     # -- launching ---------------------------------------------------------------------------
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self.run, grid=grid)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -114,7 +113,9 @@ class JITFunction:
                 continue
             spec = _specialize_value(name, value, name in self.do_not_specialize, src)
             specs[name] = spec
-            key.append((name, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ()))
+            key.append(
+                (name, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ())
+            )
         return specs, tuple(key)
 
     def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
@@ -126,7 +127,7 @@ class JITFunction:
             kernel = self._compiled(bound, target, num_warps, num_stages)
             grid_dims = _resolve_grid(grid, bound)
             return kernel.launch(grid_dims, [bound[n] for n in kernel.arg_names])
-        except (CompilationError, TypeError, ValueError) as e:
+        except (CompilationError, InterpreterError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None, **kwargs):
@@ -166,7 +167,9 @@ def _specialize_value(name, value, no_spec, src):
             return ("const", 1)
         t = core.int32 if -(2**31) <= v < 2**31 else core.int64 if -(2**63) <= v < 2**63 else core.uint64
         if not -(2**63) <= v < 2**64:
-            raise TypeError(f"{src.filename}:{src.fndef.lineno}: argument '{name}' = {v} does not fit in 64 bits")
+            raise TypeError(
+                f"{src.filename}:{src.fndef.lineno}: argument '{name}' = {v} does not fit in 64 bits"
+            )
         attrs = {"tile.divisibility": 16} if v % 16 == 0 and not no_spec else {}
         return ("arg", t, attrs)
     if isinstance(value, numbers.Real):
@@ -201,4 +204,3 @@ def jit(fn=None, *, debug=None, do_not_specialize=(), noinline=False, **_ignored
         return JITFunction(f, debug=debug, do_not_specialize=do_not_specialize, noinline=noinline)
 
     return wrap(fn) if fn is not None else wrap
-

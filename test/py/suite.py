@@ -1,0 +1,818 @@
+"""The kernel suite: Triton-style kernels with NumPy references, shared by every back end's tests.
+
+Each Case makes its inputs, launches the kernel through a `launch(kernel, grid, *args, **constexprs)`
+callback (the interpreter, the CPU target, a GPU...), and checks the outputs against NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import numpy as np
+
+import tilec
+import tilec.language as tl
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+
+@tilec.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@tilec.jit
+def axpy_kernel(x_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + offs, alpha * x + 1.0, mask=offs < n)
+
+
+@tilec.jit
+def transpose_kernel(
+    in_ptr, out_ptr, M, N, stride_im, stride_in, stride_om, stride_on, BM: tl.constexpr, BN: tl.constexpr
+):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tile_ = tl.load(in_ptr + rm[:, None] * stride_im + rn[None, :] * stride_in, mask=mask)
+    tl.store(out_ptr + rn[None, :] * stride_om + rm[:, None] * stride_on, tile_, mask=mask)
+
+
+@tilec.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_stride + offs, num / den, mask=mask)
+
+
+@tilec.jit
+def layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    diff = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(diff * diff, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(out_ptr + row * stride + cols, diff * rstd * w + b, mask=mask)
+
+
+@tilec.jit
+def gelu(x):
+    return 0.5 * x * (1 + tl.erf(x * 0.7071067811865476))
+
+
+@tilec.jit
+def layernorm_gelu_kernel(x_ptr, w_ptr, b_ptr, out_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / N
+    diff = tl.where(mask, x - mean, 0.0)
+    rstd = tl.rsqrt(tl.sum(diff * diff, axis=0) / N + eps)
+    y = diff * rstd * tl.load(w_ptr + cols, mask=mask) + tl.load(b_ptr + cols, mask=mask)
+    tl.store(out_ptr + row * stride + cols, gelu(y), mask=mask)
+
+
+@tilec.jit
+def reduce_axis_kernel(
+    x_ptr, sum_ptr, max_ptr, min_ptr, M, N, AXIS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0.0)
+    s = tl.sum(x, axis=AXIS)
+    mx = tl.max(tl.where(mask, x, -float("inf")), axis=AXIS)
+    mn = tl.min(tl.where(mask, x, float("inf")), axis=AXIS)
+    if AXIS == 0:
+        out_offs = rn
+        out_mask = rn < N
+    else:
+        out_offs = rm
+        out_mask = rm < M
+    tl.store(sum_ptr + out_offs, s, mask=out_mask)
+    tl.store(max_ptr + out_offs, mx, mask=out_mask)
+    tl.store(min_ptr + out_offs, mn, mask=out_mask)
+
+
+@tilec.jit
+def argmax_kernel(x_ptr, amax_ptr, amin_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + offs, mask=offs < N, other=-float("inf"))
+    tl.store(amax_ptr + row, tl.argmax(x, axis=0))
+    y = tl.load(x_ptr + row * N + offs, mask=offs < N, other=float("inf"))
+    tl.store(amin_ptr + row, tl.argmin(y, axis=0))
+
+
+@tilec.jit
+def cumsum_kernel(x_ptr, out_ptr, rev_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=offs < N)
+    tl.store(rev_ptr + offs, tl.cumsum(x, axis=0, reverse=True), mask=offs < N)
+
+
+@tilec.jit
+def dot_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
+):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(
+            a_ptr + rm[:, None] * K + (k + rk)[None, :],
+            mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + (k + rk)[:, None] * N + rn[None, :],
+            mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+            other=0.0,
+        )
+        acc = tl.dot(a, b, acc, input_precision=PREC)
+    tl.store(
+        c_ptr + rm[:, None] * N + rn[None, :],
+        acc.to(c_ptr.dtype.element_ty),
+        mask=(rm[:, None] < M) & (rn[None, :] < N),
+    )
+
+
+@tilec.jit
+def histogram_kernel(x_ptr, hist_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + (x % BINS), 1, mask=mask)
+
+
+@tilec.jit
+def atomic_minmax_kernel(x_ptr, max_ptr, min_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_max(max_ptr + tl.zeros([BLOCK], dtype=tl.int32), x, mask=mask)
+    tl.atomic_min(min_ptr + tl.zeros([BLOCK], dtype=tl.int32), x, mask=mask)
+
+
+@tilec.jit
+def atomic_cas_kernel(flags_ptr, out_ptr):
+    pid = tl.program_id(0)
+    old = tl.atomic_cas(flags_ptr + pid, 0, pid + 1)
+    tl.store(out_ptr + pid, old)
+
+
+@tilec.jit
+def int_ops_kernel(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(out_ptr + 0 * BLOCK + offs, a // b)
+    tl.store(out_ptr + 1 * BLOCK + offs, a % b)
+    tl.store(out_ptr + 2 * BLOCK + offs, a << (b & 7))
+    tl.store(out_ptr + 3 * BLOCK + offs, a >> (b & 7))
+    tl.store(out_ptr + 4 * BLOCK + offs, a & b)
+    tl.store(out_ptr + 5 * BLOCK + offs, a | b)
+    tl.store(out_ptr + 6 * BLOCK + offs, a ^ b)
+    tl.store(out_ptr + 7 * BLOCK + offs, ~a)
+    tl.store(out_ptr + 8 * BLOCK + offs, -a)
+    tl.store(out_ptr + 9 * BLOCK + offs, tl.maximum(a, b) - tl.minimum(a, b))
+    tl.store(out_ptr + 10 * BLOCK + offs, tl.where(a < b, a, b) + tl.abs(a))
+
+
+@tilec.jit
+def uint_ops_kernel(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(out_ptr + 0 * BLOCK + offs, a // b)
+    tl.store(out_ptr + 1 * BLOCK + offs, a % b)
+    tl.store(out_ptr + 2 * BLOCK + offs, a >> 3)
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.where(a > b, a, b))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.maximum(a, b))
+
+
+@tilec.jit
+def nan_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + 0 * BLOCK + offs, tl.maximum(x, 0.0))
+    tl.store(out_ptr + 1 * BLOCK + offs, tl.maximum(x, 0.0, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.clamp(x, -1.0, 1.0))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.where(x != x, 123.0, x))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.where(x > 0.5, x, -x))
+
+
+@tilec.jit
+def cast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x.to(out_ptr.dtype.element_ty), mask=offs < n)
+
+
+@tilec.jit
+def collatz_kernel(x_ptr, steps_ptr, n):
+    pid = tl.program_id(0)
+    v = tl.load(x_ptr + pid)
+    steps = 0
+    while v != 1:
+        if v % 2 == 0:
+            v = v // 2
+        else:
+            v = 3 * v + 1
+        steps += 1
+    tl.store(steps_ptr + pid, steps)
+
+
+@tilec.jit
+def scaled(x, factor: tl.constexpr):
+    return x * factor, x + factor
+
+
+@tilec.jit
+def helper_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    a, b = scaled(x, 3)
+    tl.store(out_ptr + offs, a - b)
+
+
+@tilec.jit
+def max_with_index(a, ia, b, ib):
+    pick = a >= b
+    return tl.where(pick, a, b), tl.where(pick, ia, ib)
+
+
+@tilec.jit
+def user_reduce_kernel(x_ptr, val_ptr, idx_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    v, i = tl.reduce((x, offs), 0, max_with_index)
+    tl.store(val_ptr, v)
+    tl.store(idx_ptr, i)
+
+
+@tilec.jit
+def running_max(a, b):
+    return tl.maximum(a, b)
+
+
+@tilec.jit
+def scan_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.associative_scan(x, 0, running_max))
+
+
+@tilec.jit
+def shapes_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    t = tl.trans(x)
+    r = tl.reshape(t, (N * M,))
+    e = tl.expand_dims(r, 0)
+    b = tl.broadcast_to(e, (2, N * M))
+    s = tl.sum(b, axis=0)
+    tl.store(out_ptr + tl.arange(0, N * M), s)
+
+
+@tilec.jit
+def math_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + 0 * BLOCK + offs, tl.exp(x))
+    tl.store(out_ptr + 1 * BLOCK + offs, tl.log(x))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.sqrt(x))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.sin(x))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.cos(x))
+    tl.store(out_ptr + 5 * BLOCK + offs, tl.erf(x))
+    tl.store(out_ptr + 6 * BLOCK + offs, tl.sigmoid(x))
+    tl.store(out_ptr + 7 * BLOCK + offs, tl.exp2(x) + tl.log2(x))
+    tl.store(out_ptr + 8 * BLOCK + offs, tl.fma(x, x, 1.0))
+    tl.store(out_ptr + 9 * BLOCK + offs, tl.rsqrt(x))
+
+
+@tilec.jit
+def grid2d_kernel(out_ptr):
+    x, y = tl.program_id(0), tl.program_id(1)
+    nx, ny = tl.num_programs(0), tl.num_programs(1)
+    tl.store(out_ptr + y * nx + x, x * 100 + y + nx * ny * 1000)
+
+
+@tilec.jit
+def static_loop_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, REPS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in tl.static_range(REPS):
+        acc += tl.load(x_ptr + i * BLOCK + offs) * (i + 1)
+    tl.store(out_ptr + offs, acc)
+
+
+@tilec.jit
+def branch_kernel(x_ptr, out_ptr, threshold, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    total = tl.sum(x, axis=0)
+    if total > threshold:
+        y = x * 2.0
+        flag = 1
+    elif total > 0:
+        y = x
+        flag = 2
+    else:
+        y = -x
+        flag = 3
+    tl.store(out_ptr + offs, y + flag)
+
+
+@tilec.jit
+def bf16_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, (x * y + x).to(tl.bfloat16))
+
+
+@tilec.jit
+def int64_offsets_kernel(x_ptr, out_ptr, base, BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK).to(tl.int64)
+    offs = tl.multiple_of(offs, 16)
+    x = tl.load(x_ptr + (offs - base))
+    tl.store(out_ptr + tl.arange(0, BLOCK), x + (offs - base).to(tl.float32))
+
+
+@tilec.jit
+def full_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    nblocks = tl.cdiv(n, BLOCK)
+    offs = tl.arange(0, BLOCK)
+    for b in range(nblocks):
+        v = tl.full([BLOCK], 7, tl.int32) + tl.zeros_like(offs) + b
+        tl.store(out_ptr + b * BLOCK + offs, v, mask=b * BLOCK + offs < n)
+
+
+@tilec.jit
+def reverse_loop_kernel(out_ptr, n):
+    acc = 0
+    for i in range(n, 0, -2):
+        acc = acc * 10 + i
+    tl.store(out_ptr, acc)
+
+
+# ----------------------------------------------------------------------------------------------
+# Cases
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    run: object  # (launch, rng) -> list of (actual, expected, rtol, atol)
+    tags: set = field(default_factory=set)
+
+
+CASES: list[Case] = []
+
+
+def case(name, *tags):
+    def register(fn):
+        CASES.append(Case(name, fn, set(tags)))
+        return fn
+
+    return register
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+@case("vector_add_masked_tail")
+def _(launch, rng):
+    n = 1000
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    launch(add_kernel, (_cdiv(n, 256),), x, y, out, n, BLOCK=256)
+    return [(out, x + y, 0, 0)]
+
+
+@case("vector_add_int64")
+def _(launch, rng):
+    n = 300
+    x, y = rng.integers(-(2**40), 2**40, n), rng.integers(-(2**40), 2**40, n)
+    out = np.zeros(n, np.int64)
+    launch(add_kernel, (_cdiv(n, 128),), x, y, out, n, BLOCK=128)
+    return [(out, x + y, 0, 0)]
+
+
+@case("axpy_scalar_float_arg")
+def _(launch, rng):
+    n = 777
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    launch(axpy_kernel, (_cdiv(n, 128),), x, out, 2.5, n, BLOCK=128)
+    return [(out, 2.5 * x + 1.0, 1e-6, 1e-6)]
+
+
+@case("transpose_2d_strided")
+def _(launch, rng):
+    M, N = 50, 70
+    a = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros((N, M), np.float32)
+    launch(transpose_kernel, (_cdiv(M, 16), _cdiv(N, 32)), a, out, M, N, N, 1, M, 1, BM=16, BN=32)
+    return [(out, a.T, 0, 0)]
+
+
+def softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@case("softmax", "transcendental")
+def _(launch, rng):
+    M, N = 17, 300
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros_like(x)
+    launch(softmax_kernel, (M,), out, x, N, N, N, BLOCK=512)
+    return [(out, softmax_ref(x), 1e-5, 1e-6)]
+
+
+def layernorm_ref(x, w, b, eps):
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+@case("layernorm", "transcendental")
+def _(launch, rng):
+    M, N = 9, 200
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    w, b = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    out = np.zeros_like(x)
+    launch(layernorm_kernel, (M,), x, w, b, out, N, N, 1e-5, BLOCK=256)
+    return [(out, layernorm_ref(x, w, b, 1e-5), 1e-4, 1e-5)]
+
+
+@case("layernorm_gelu_fused", "transcendental")
+def _(launch, rng):
+    M, N = 8, 130
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    w, b = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    out = np.zeros_like(x)
+    launch(layernorm_gelu_kernel, (M,), x, w, b, out, N, N, 1e-5, BLOCK=256)
+    y = layernorm_ref(x, w, b, 1e-5).astype(np.float64)
+    erf = np.vectorize(math.erf)
+    return [(out, 0.5 * y * (1 + erf(y / math.sqrt(2))), 1e-4, 1e-5)]
+
+
+for _axis in (0, 1):
+
+    @case(f"reductions_axis{_axis}")
+    def _(launch, rng, axis=_axis):
+        M, N = 12, 20
+        x = rng.standard_normal((M, N)).astype(np.float32)
+        n_out = N if axis == 0 else M
+        s, mx, mn = (np.zeros(n_out, np.float32) for _ in range(3))
+        launch(reduce_axis_kernel, (1,), x, s, mx, mn, M, N, AXIS=axis, BM=16, BN=32)
+        return [(s, x.sum(axis), 1e-5, 1e-5), (mx, x.max(axis), 0, 0), (mn, x.min(axis), 0, 0)]
+
+
+@case("argmax_argmin")
+def _(launch, rng):
+    M, N = 6, 100
+    x = rng.integers(0, 10, (M, N)).astype(np.float32)  # many ties: the first index must win
+    amax, amin = np.zeros(M, np.int32), np.zeros(M, np.int32)
+    launch(argmax_kernel, (M,), x, amax, amin, N, BLOCK=128)
+    return [(amax, x.argmax(1), 0, 0), (amin, x.argmin(1), 0, 0)]
+
+
+@case("cumsum_int")
+def _(launch, rng):
+    N = 100
+    x = rng.integers(-50, 50, N).astype(np.int32)
+    out, rev = np.zeros(N, np.int32), np.zeros(N, np.int32)
+    launch(cumsum_kernel, (1,), x, out, rev, N, BLOCK=128)
+    return [(out, np.cumsum(x), 0, 0), (rev, np.cumsum(x[::-1])[::-1], 0, 0)]
+
+
+@case("dot_fp32_masked_k_tail", "dot")
+def _(launch, rng):
+    M, N, K = 40, 36, 50
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    launch(dot_kernel, (_cdiv(M, 32), _cdiv(N, 32)), a, b, c, M, N, K, BM=32, BN=32, BK=16, PREC="ieee")
+    return [(c, a @ b, 1e-4, 1e-4)]
+
+
+@case("dot_fp16", "dot")
+def _(launch, rng):
+    M, N, K = 32, 32, 64
+    a, b = rng.standard_normal((M, K)).astype(np.float16), rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    launch(dot_kernel, (1, 1), a, b, c, M, N, K, BM=32, BN=32, BK=32, PREC="ieee")
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    return [(c.astype(np.float32), ref, 1e-2, 1e-2)]
+
+
+@case("atomic_histogram")
+def _(launch, rng):
+    n, bins = 2000, 16
+    x = rng.integers(0, 1000, n).astype(np.int32)
+    hist = np.zeros(bins, np.int32)
+    launch(histogram_kernel, (_cdiv(n, 256),), x, hist, n, BINS=bins, BLOCK=256)
+    return [(hist, np.bincount(x % bins, minlength=bins), 0, 0)]
+
+
+@case("atomic_max_min")
+def _(launch, rng):
+    n = 500
+    x = rng.integers(-(10**6), 10**6, n).astype(np.int32)
+    mx, mn = np.full(1, -(2**31), np.int32), np.full(1, 2**31 - 1, np.int32)
+    launch(atomic_minmax_kernel, (_cdiv(n, 128),), x, mx, mn, n, BLOCK=128)
+    return [(mx, x.max(keepdims=True), 0, 0), (mn, x.min(keepdims=True), 0, 0)]
+
+
+@case("atomic_cas")
+def _(launch, rng):
+    flags = np.zeros(8, np.int32)
+    flags[3] = 42
+    out = np.zeros(8, np.int32)
+    expected_flags = np.arange(1, 9, dtype=np.int32)
+    expected_flags[3] = 42
+    launch(atomic_cas_kernel, (8,), flags, out)
+    return [(out, np.where(np.arange(8) == 3, 42, 0), 0, 0), (flags, expected_flags, 0, 0)]
+
+
+def _c_div(a, b):
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+@case("int_ops_c_semantics")
+def _(launch, rng):
+    B = 64
+    a = rng.integers(-1000, 1000, B).astype(np.int32)
+    b = rng.integers(1, 50, B).astype(np.int32) * rng.choice([-1, 1], B).astype(np.int32)
+    out = np.zeros(11 * B, np.int32)
+    launch(int_ops_kernel, (1,), a, b, out, BLOCK=B)
+    q = _c_div(a, b)
+    exp = [
+        q,
+        a - b * q,
+        a << (b & 7),
+        a >> (b & 7),
+        a & b,
+        a | b,
+        a ^ b,
+        ~a,
+        -a,
+        np.abs(a - b),
+        np.minimum(a, b) + np.abs(a),
+    ]
+    return [(out.reshape(11, B), np.stack(exp).astype(np.int32), 0, 0)]
+
+
+@case("uint_ops")
+def _(launch, rng):
+    B = 32
+    a = rng.integers(0, 2**32, B, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(1, 2**32, B, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros(5 * B, np.uint32)
+    launch(uint_ops_kernel, (1,), a, b, out, BLOCK=B)
+    exp = [a // b, a % b, a >> 3, np.maximum(a, b), np.maximum(a, b)]
+    return [(out.reshape(5, B), np.stack(exp), 0, 0)]
+
+
+@case("where_clamp_nan")
+def _(launch, rng):
+    B = 16
+    x = np.array(
+        [np.nan, -np.inf, np.inf, 0.0, -0.5, 0.5, 0.75, 2.0, -3.0, np.nan, 1.0, -1.0, 0.25, 0.6, -2.0, 5.0],
+        np.float32,
+    )
+    out = np.zeros(5 * B, np.float32)
+    launch(nan_kernel, (1,), x, out, BLOCK=B)
+    exp = [
+        np.fmax(x, 0),
+        np.maximum(x, 0),
+        np.fmin(np.fmax(x, -1), 1),
+        np.where(np.isnan(x), 123.0, x),
+        np.where(x > 0.5, x, -x),
+    ]
+    return [(out.reshape(5, B), np.stack(exp).astype(np.float32), 0, 0)]
+
+
+_CAST_TYPES = [
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint32,
+    np.float16,
+    BF16,
+    np.float32,
+    np.float64,
+]
+
+
+@case("casts_all_pairs")
+def _(launch, rng):
+    n = 64
+    values = np.concatenate(
+        [
+            np.arange(-20, 20),
+            [0, 1, 2, 100, 127, 3, 7, 64, 90, 120, 15, 33, 55, 77, 99, 111, 126, 8, 16, 32, 5, 9, 11, 13],
+        ]
+    )
+    checks = []
+    for src in _CAST_TYPES:
+        for dst in _CAST_TYPES:
+            src_vals = values.copy()
+            if (
+                not np.issubdtype(src, np.signedinteger)
+                and np.dtype(src) != BF16
+                and not np.issubdtype(src, np.floating)
+            ):
+                src_vals = np.abs(src_vals)
+            if (
+                not np.issubdtype(dst, np.signedinteger)
+                and np.dtype(dst) != BF16
+                and not np.issubdtype(dst, np.floating)
+            ):
+                src_vals = np.abs(src_vals)
+            x = src_vals.astype(src)
+            out = np.zeros(n, dst)
+            launch(cast_kernel, (1,), x, out, n, BLOCK=64)
+            checks.append((out.astype(np.float64), x.astype(np.float64).astype(dst).astype(np.float64), 0, 0))
+    return checks
+
+
+@case("while_loop_collatz")
+def _(launch, rng):
+    x = np.array([1, 2, 3, 6, 7, 27, 97, 871], np.int32)
+    steps = np.zeros(8, np.int32)
+    launch(collatz_kernel, (8,), x, steps, 8)
+
+    def collatz(v):
+        s = 0
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            s += 1
+        return s
+
+    return [(steps, np.array([collatz(int(v)) for v in x], np.int32), 0, 0)]
+
+
+@case("jit_helper_call")
+def _(launch, rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.zeros(32, np.float32)
+    launch(helper_kernel, (1,), x, out, BLOCK=32)
+    return [(out, x * 3 - (x + 3), 1e-6, 1e-6)]
+
+
+@case("user_reduce_argmax")
+def _(launch, rng):
+    x = rng.permutation(64).astype(np.float32)
+    v, i = np.zeros(1, np.float32), np.zeros(1, np.int32)
+    launch(user_reduce_kernel, (1,), x, v, i, BLOCK=64)
+    return [(v, [x.max()], 0, 0), (i, [x.argmax()], 0, 0)]
+
+
+@case("associative_scan_max")
+def _(launch, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    launch(scan_kernel, (1,), x, out, BLOCK=64)
+    return [(out, np.maximum.accumulate(x), 0, 0)]
+
+
+@case("shape_ops")
+def _(launch, rng):
+    M, N = 4, 8
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros(M * N, np.float32)
+    launch(shapes_kernel, (1,), x, out, M=M, N=N)
+    return [(out, 2 * x.T.reshape(-1), 1e-6, 0)]
+
+
+@case("math_functions", "transcendental")
+def _(launch, rng):
+    B = 64
+    x = rng.uniform(0.1, 3.0, B).astype(np.float32)
+    out = np.zeros(10 * B, np.float32)
+    launch(math_kernel, (1,), x, out, BLOCK=B)
+    xd = x.astype(np.float64)
+    erf = np.vectorize(math.erf)
+    exp = [
+        np.exp(xd),
+        np.log(xd),
+        np.sqrt(xd),
+        np.sin(xd),
+        np.cos(xd),
+        erf(xd),
+        1 / (1 + np.exp(-xd)),
+        np.exp2(xd) + np.log2(xd),
+        xd * xd + 1,
+        1 / np.sqrt(xd),
+    ]
+    return [(out.reshape(10, B), np.stack(exp), 2e-5, 2e-6)]
+
+
+@case("grid_2d_num_programs")
+def _(launch, rng):
+    out = np.zeros(3 * 5, np.int32)
+    launch(grid2d_kernel, (5, 3), out)
+    x, y = np.meshgrid(np.arange(5), np.arange(3))
+    return [(out.reshape(3, 5), x * 100 + y + 15000, 0, 0)]
+
+
+@case("static_range_unrolled")
+def _(launch, rng):
+    x = rng.standard_normal((3, 32)).astype(np.float32)
+    out = np.zeros(32, np.float32)
+    launch(static_loop_kernel, (1,), x, out, BLOCK=32, REPS=3)
+    return [(out, x[0] + 2 * x[1] + 3 * x[2], 1e-6, 1e-6)]
+
+
+@case("dynamic_if_elif")
+def _(launch, rng):
+    x = np.concatenate([np.full(16, 2.0), np.full(16, 0.1), np.full(16, -1.0)]).astype(np.float32)
+    out = np.zeros(48, np.float32)
+    launch(branch_kernel, (3,), x, out, 10.0, BLOCK=16)
+    exp = np.concatenate([x[:16] * 2 + 1, x[16:32] + 2, -x[32:] + 3])
+    return [(out, exp, 0, 0)]
+
+
+@case("bf16_elementwise")
+def _(launch, rng):
+    x = rng.standard_normal(32).astype(BF16)
+    y = rng.standard_normal(32).astype(BF16)
+    out = np.zeros(32, BF16)
+    launch(bf16_kernel, (1,), x, y, out, BLOCK=32)
+    exp = (x * y + x).astype(BF16)  # bf16 * bf16 stays bf16, rounded after each op
+    return [(out.astype(np.float32), exp.astype(np.float32), 0, 0)]
+
+
+@case("int64_offsets_and_hints")
+def _(launch, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    launch(int64_offsets_kernel, (1,), x, out, 2**40, BLOCK=64)
+    return [(out, x + np.arange(64, dtype=np.float32), 0, 0)]
+
+
+@case("full_zeros_like_cdiv_loop")
+def _(launch, rng):
+    n = 70
+    out = np.zeros(n, np.int32)
+    launch(full_kernel, (1,), out, n, BLOCK=16)
+    return [(out, 7 + np.arange(n) // 16, 0, 0)]
+
+
+@case("negative_step_range")
+def _(launch, rng):
+    out = np.zeros(1, np.int32)
+    launch(reverse_loop_kernel, (1,), out, 9)
+    acc = 0
+    for i in range(9, 0, -2):
+        acc = acc * 10 + i
+    return [(out, [acc], 0, 0)]
+
+
+def check(results, name):
+    for k, (actual, expected, rtol, atol) in enumerate(results):
+        np.testing.assert_allclose(
+            np.asarray(actual, dtype=np.float64),
+            np.asarray(expected, dtype=np.float64),
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"{name}: output {k}",
+        )

@@ -1,0 +1,188 @@
+"""Every class of user error names the user's file and line, shows the line, and gives the reason."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+HERE = __file__
+
+
+def line_of(fn, text: str) -> int:
+    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return first + i
+    raise AssertionError(text)
+
+
+@tilec.jit
+def block_from_argument(x_ptr, n):
+    offs = tl.arange(0, n)
+    tl.store(x_ptr + offs, 1.0)
+
+
+@tilec.jit
+def non_power_of_two(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0)
+
+
+@tilec.jit
+def shape_mismatch(x_ptr, BLOCK: tl.constexpr):
+    a = tl.arange(0, BLOCK)
+    b = tl.arange(0, 2 * BLOCK)
+    tl.store(x_ptr + a, a + b)
+
+
+@tilec.jit
+def unsupported_construct(x_ptr):
+    with open("f"):
+        pass
+
+
+@tilec.jit
+def type_mismatch(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, x << 1.5)
+
+
+@tilec.jit
+def loop_type_change(x_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for _ in range(n):
+        acc = tl.zeros([BLOCK], dtype=tl.int32)
+    tl.store(x_ptr + tl.arange(0, BLOCK), acc)
+
+
+@tilec.jit
+def bad_helper(x):
+    return x + tl.arange(0, 3)
+
+
+@tilec.jit
+def calls_bad_helper(x_ptr):
+    tl.store(x_ptr, bad_helper(tl.load(x_ptr)))
+
+
+@tilec.jit
+def uses_break(x_ptr, n):
+    for _ in range(n):
+        break
+
+
+@tilec.jit
+def fine(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+
+@tilec.jit
+def unknown_name(x_ptr):
+    tl.store(x_ptr, undefined_thing)  # noqa: F821
+
+
+@tilec.jit
+def calls_python_function(x_ptr):
+    tl.store(x_ptr, np.sin(tl.load(x_ptr)))
+
+
+CASES = [
+    (block_from_argument, {}, "offs = tl.arange(0, n)", "must be a compile-time constant"),
+    (
+        non_power_of_two,
+        {"BLOCK": 12},
+        "offs = tl.arange(0, BLOCK)",
+        "arange length 12 must be a power of two",
+    ),
+    (shape_mismatch, {"BLOCK": 16}, "tl.store(x_ptr + a, a + b)", "incompatible shapes [16] and [32]"),
+    (unsupported_construct, {}, 'with open("f"):', "unsupported Python construct in a kernel: With"),
+    (type_mismatch, {}, "x << 1.5", "'<<' needs integer (or bool) operands"),
+    (loop_type_change, {"BLOCK": 16}, "for _ in range(n):", "loop-carried variable 'acc'"),
+    (calls_bad_helper, {}, "return x + tl.arange(0, 3)", "arange length 3 must be a power of two"),
+    (uses_break, {}, "        break", "'break' is not supported"),
+    (unknown_name, {}, "undefined_thing", "name 'undefined_thing' is not defined"),
+    (calls_python_function, {}, "np.sin(", "cannot call the Python function 'sin' with run-time tensors"),
+]
+
+
+@pytest.mark.parametrize("kernel,constexprs,line_text,reason", CASES, ids=[c[0].__name__ for c in CASES])
+def test_compile_errors_name_file_and_line(kernel, constexprs, line_text, reason, monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    x = np.zeros(64, np.float32)
+    args = [x] + ([4] if "n" in kernel.arg_names else [])
+    with pytest.raises(tilec.CompilationError) as info:
+        kernel[(1,)](*args, **constexprs)
+    message = str(info.value)
+    expected_line = line_of(kernel if kernel is not calls_bad_helper else bad_helper, line_text)
+    assert message.startswith(f"{HERE}:{expected_line}:"), message
+    assert reason in message
+    assert line_text in message.splitlines()[1]  # the source line is shown
+    assert "^" in message.splitlines()[2]  # with a caret
+    assert info.value.__traceback__ is None or "codegen" not in str(info.traceback[-1].path)
+
+
+def test_wrong_argument_count_is_a_type_error_naming_the_kernel(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(TypeError) as info:
+        fine[(1,)](np.zeros(4, np.float32))
+    assert f"{HERE}:{line_of(fine, 'def fine')}" in str(info.value)
+    assert "missing a required argument: 'n'" in str(info.value)
+
+
+def test_wrong_argument_type_is_a_type_error(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(TypeError) as info:
+        fine[(1,)](np.zeros(4, np.float32), "four", BLOCK=16)
+    assert f"{HERE}:{line_of(fine, 'def fine')}" in str(info.value)
+    assert "argument 'n' has unsupported type str" in str(info.value)
+
+
+def test_unsupported_array_dtype(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(TypeError, match="complex64"):
+        fine[(1,)](np.zeros(4, np.complex64), 4, BLOCK=16)
+
+
+def test_out_of_bounds_access_names_the_line(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(tilec.InterpreterError) as info:
+        fine[(1,)](np.zeros(16, np.float32), 100, BLOCK=32)
+    assert f"{HERE}:{line_of(fine, 'tl.store(x_ptr + offs, 1.0, mask=offs < n)')}" in str(info.value)
+    assert "out-of-bounds store" in str(info.value)
+
+
+@tilec.jit(debug=True)
+def asserting(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x >= 0, "x must be non-negative")
+
+
+def test_device_assert_in_interpreter(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    asserting[(1,)](np.ones(16, np.float32), BLOCK=16)
+    bad = np.ones(16, np.float32)
+    bad[5] = -1
+    with pytest.raises(
+        tilec.InterpreterError, match=r"device assertion failed at index \(5,\): x must be non-negative"
+    ):
+        asserting[(1,)](bad, BLOCK=16)
+
+
+def test_builtins_outside_kernels_explain_themselves():
+    with pytest.raises(RuntimeError, match="only be called inside a @tilec.jit function"):
+        tl.arange(0, 16)
+    with pytest.raises(RuntimeError, match=r"launch it with fine\[grid\]"):
+        fine(1, 2)
+
+
+def test_debug_env_shows_internal_traceback(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    monkeypatch.setenv("TILEC_DEBUG", "1")
+    with pytest.raises(tilec.CompilationError) as info:
+        non_power_of_two[(1,)](np.zeros(16, np.float32), BLOCK=12)
+    assert info.value.__traceback__ is not None
