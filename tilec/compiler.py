@@ -47,6 +47,13 @@ class CompiledKernel:
             raise RuntimeError(f"{self.name} was compiled for {self.target}, which cannot launch here")
         return self._launcher(grid, args)
 
+    def assert_message(self, code: int) -> str:
+        """The message of the device assertion numbered `code` (1-based), with its location."""
+        messages = self.metadata.get("asserts", [])
+        if 1 <= code <= len(messages):
+            return f"device assertion failed: {messages[code - 1]}"
+        return "device assertion failed"
+
     def __getitem__(self, grid):
         from .python.jit import _resolve_grid
 

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from .base import PassError, TilePass
 from .canonicalize import CanonicalizePass
+from .convert_tile_to_linalg import ConvertTileToLinalgPass
+from .cpu_atomics import CpuAtomicsPass
+from .cpu_grid import CpuGridPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
     p.name: p
     for p in (
         CanonicalizePass,
+        CpuGridPass,
+        ConvertTileToLinalgPass,
+        CpuAtomicsPass,
         VerifyPass,
     )
 }

@@ -130,7 +130,8 @@ def run_pipeline(
     for step in steps:
         if step.tile_pass is not None:
             try:
-                step.tile_pass.run(module)
+                with module.context, ir.Location.unknown(module.context):
+                    step.tile_pass.run(module)
             except PassError as e:
                 raise StepFailed(step, [diagnostics.at_op(e.op, e.message)]) from None
             problems = verify_module(module)

@@ -1,0 +1,798 @@
+"""convert-tile-to-linalg: tile ops to tensor/linalg/scf/llvm ops for the CPU target.
+
+Pointers become i64 addresses (tensors of pointers become tensors of i64), memory accesses become
+`llvm.load`/`llvm.store` through `llvm.inttoptr` inside linalg.generic bodies or loop nests; after
+this pass, upstream bufferization and lowering take the module to LLVM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, linalg, llvm, scf, tensor
+from mlir.dialects import func as func_d
+
+from tilec.dialects import tile
+
+from .base import PassError, TilePass
+
+
+@dataclass(frozen=True)
+class ConvertTileToLinalgPass(TilePass):
+    """Lower tile ops to linalg/tensor/scf and LLVM memory ops (pointers become i64 addresses).
+
+    %v = "tile.load"(%p, %m) : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>) -> tensor<128xf32>
+      =>  %v = linalg.generic ins(%p, %m : tensor<128xi64>, tensor<128xi1>) {
+            scf.if %m { llvm.load (llvm.inttoptr %p) } else { 0 } }
+    """
+
+    name: ClassVar[str] = "convert-tile-to-linalg"
+
+    def run(self, module: ir.Module) -> None:
+        with module.context:
+            _BOOLS.clear()
+            sizes = _record_pointee_sizes(module.operation)
+            _retype_pointers(module)
+            # One sweep in program order: every producer is lowered before its users.
+            for op in _ops(module.operation):
+                if op.name.startswith("tile."):
+                    lower = _LOWERINGS.get(op.name)
+                    if lower is None:
+                        raise PassError(f"'{op.name}' has no lowering for the CPU target", op)
+                    with op.location, ir.InsertionPoint(op):
+                        lower(op, sizes)
+                elif _is_elementwise_on_tensors(op):
+                    with op.location, ir.InsertionPoint(op):
+                        _elementwise_op(op)
+                elif (
+                    op.name == "arith.truncf"
+                    and str(op.operands[0].type) == "f64"
+                    and str(op.results[0].type) == "bf16"
+                ):
+                    with op.location, ir.InsertionPoint(op):
+                        _replace(op, _f64_to_bf16(op.operands[0]))
+            _BOOLS.clear()
+
+
+# Boolean tensors are kept as i8 on the CPU: MLIR cannot lower memrefs of i1 to LLVM (it asserts).
+# This set holds the i8 tensor values that stand for i1 tensors during one run of the pass.
+_BOOLS: set = set()
+
+
+# ----------------------------------------------------------------------------------------------
+# Types
+# ----------------------------------------------------------------------------------------------
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def _lowered(t: ir.Type) -> ir.Type:
+    if tile.is_ptr(t):
+        return _i64()
+    tt = tile.as_tensor(t)
+    if tt is not None and tile.is_ptr(tt.element_type):
+        return ir.RankedTensorType.get(list(tt.shape), _i64())
+    if tt is not None and str(tt.element_type) == "i1":
+        return ir.RankedTensorType.get(list(tt.shape), ir.IntegerType.get_signless(8))
+    return t
+
+
+def _ops(root: ir.Operation) -> list[ir.Operation]:
+    """Ops in program order, not descending into reduce/scan combiners (those are cloned, not lowered)."""
+    ops = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    ops.append(inner)
+                    if inner.name not in ("tile.reduce", "tile.scan"):
+                        visit(inner)
+
+    visit(root)
+    return ops
+
+
+def _record_pointee_sizes(root) -> dict:
+    """Notes the pointee size on every addptr (types lose the pointee when pointers become i64)."""
+    i64 = _i64()
+    for op in _ops(root):
+        if op.name == "tile.addptr":
+            pointee = tile.pointee_type(tile.element_of(op.operands[0].type))
+            op.attributes["tile.pointee_size"] = ir.IntegerAttr.get(i64, _byte_size(pointee))
+    return {}
+
+
+def _byte_size(t: ir.Type) -> int:
+    text = str(t)
+    if text.startswith("!tile.ptr"):
+        return 8
+    if text == "i1":
+        return 1
+    return max(1, int(t.width) // 8)
+
+
+def _retype_pointers(module: ir.Module) -> None:
+    for op in _ops(module.operation):
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    new = _lowered(arg.type)
+                    if new != arg.type:
+                        if _is_bool_tensor_type(arg.type):
+                            _BOOLS.add(arg)
+                        arg.set_type(new)
+        if op.name.startswith("tile.") or _is_elementwise_on_tensors(op):
+            continue  # replaced below, with the types they need
+        for res in op.results:
+            new = _lowered(res.type)
+            if new != res.type:
+                if _is_bool_tensor_type(res.type):
+                    _BOOLS.add(res)
+                res.set_type(new)
+        if op.name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            inputs = [_lowered(t) for t in ftype.inputs]
+            results = [_lowered(t) for t in ftype.results]
+            op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+
+
+# ----------------------------------------------------------------------------------------------
+# Building blocks
+# ----------------------------------------------------------------------------------------------
+
+
+def _parallel():
+    return ir.Attribute.parse("#linalg.iterator_type<parallel>")
+
+
+def _broadcast_map(in_shape, out_shape) -> ir.AffineMap:
+    rank = len(out_shape)
+    exprs = [
+        ir.AffineConstantExpr.get(0) if in_shape[i] == 1 and out_shape[i] != 1 else ir.AffineDimExpr.get(i)
+        for i in range(rank)
+    ]
+    return ir.AffineMap.get(rank, 0, exprs)
+
+
+def _is_bool_tensor_type(t: ir.Type) -> bool:
+    tt = tile.as_tensor(t)
+    return tt is not None and str(tt.element_type) == "i1"
+
+
+def _i1():
+    return ir.IntegerType.get_signless(1)
+
+
+def elementwise(inputs: list[ir.Value], shape: list[int], out_elem: ir.Type, body, into=None) -> ir.Value:
+    """`body(scalars) -> scalar` applied elementwise; inputs of size-1 dims broadcast.
+
+    Boolean tensors travel as i8 (see _BOOLS); `body` always sees and returns i1 for them.
+    """
+    if not shape:
+        return body(list(inputs))
+    is_bool = str(out_elem) == "i1"
+    if is_bool:
+        out_elem = ir.IntegerType.get_signless(8)
+    out_t = ir.RankedTensorType.get(list(shape), out_elem)
+    empty = into if into is not None else tensor.EmptyOp(list(shape), out_elem).result
+    maps = [_broadcast_map(tile.shape_of(v.type), shape) for v in inputs]
+    maps.append(ir.AffineMap.get_identity(len(shape)))
+    generic = linalg.GenericOp(
+        [out_t],
+        list(inputs),
+        [empty],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+        ir.ArrayAttr.get([_parallel()] * len(shape)),
+    )
+    elems = [tile.element_of(v.type) for v in inputs] + [out_elem]
+    block = generic.regions[0].blocks.append(*elems)
+    with ir.InsertionPoint(block):
+        args = [
+            arith.trunci(_i1(), a) if v in _BOOLS else a
+            for a, v in zip(list(block.arguments)[: len(inputs)], inputs)
+        ]
+        result = body(args)
+        if is_bool:
+            result = arith.extui(out_elem, result)
+        linalg.YieldOp([result])
+    if is_bool:
+        _BOOLS.add(generic.results[0])
+    return generic.results[0]
+
+
+def _is_elementwise_on_tensors(op: ir.Operation) -> bool:
+    if not (op.name.startswith("arith.") or op.name.startswith("math.")) or op.name == "arith.constant":
+        return any(_is_bool_tensor_type(r.type) for r in op.results) and op.name == "arith.constant"
+    return any(tile.as_tensor(v.type) is not None for v in [*op.operands, *op.results])
+
+
+def _elementwise_op(op: ir.Operation) -> None:
+    """arith/math on tensors -> linalg.generic applying the scalar op (bool tensors as i8)."""
+    if op.name == "arith.constant":
+        dense = ir.DenseElementsAttr(op.attributes["value"])
+        shape = tile.shape_of(op.results[0].type)
+        i8 = ir.IntegerType.get_signless(8)
+        if not dense.is_splat:
+            raise PassError("non-splat boolean tensor constants are not supported on the CPU target", op)
+        value = 1 if ir.IntegerAttr(dense.get_splat_value()).value else 0
+        t = ir.RankedTensorType.get(shape, i8)
+        new = arith.ConstantOp(t, ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(i8, value))).result
+        _BOOLS.add(new)
+        _replace(op, new)
+        return
+    result_t = op.results[0].type
+    shape = tile.shape_of(result_t)
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    name = op.name
+
+    def body(scalars):
+        return _scalar_op(name, tile.element_of(result_t), scalars, attrs)
+
+    _replace(op, elementwise(list(op.operands), shape, tile.element_of(result_t), body))
+
+
+def _scalar_op(name, result_t, operands, attrs) -> ir.Value:
+    if name == "arith.truncf" and str(operands[0].type) == "f64" and str(result_t) == "bf16":
+        return _f64_to_bf16(operands[0])
+    return ir.Operation.create(name, results=[result_t], operands=operands, attributes=attrs).result
+
+
+def _f64_to_bf16(x: ir.Value) -> ir.Value:
+    """f64 -> bf16 without a libcall (x86 has no __truncdfbf2 in libgcc 12), rounded exactly:
+    round to odd into f32, then to nearest even into bf16 (double rounding through round-to-odd is exact
+    when the intermediate keeps at least two more bits)."""
+    f32, f64, i32 = ir.F32Type.get(), ir.F64Type.get(), ir.IntegerType.get_signless(32)
+    r = arith.truncf(f32, x)
+    back = arith.extf(f64, r)
+    too_big = arith.cmpf(arith.CmpFPredicate.OGT, math_abs(back), math_abs(x))
+    bits = arith.bitcast(i32, r)
+    one = arith.ConstantOp(i32, 1).result
+    bits = arith.select(too_big, arith.subi(bits, one), bits)
+    inexact = arith.cmpf(arith.CmpFPredicate.ONE, back, x)
+    bits = arith.select(inexact, arith.ori(bits, one), bits)
+    return arith.truncf(ir.BF16Type.get(), arith.bitcast(f32, bits))
+
+
+def math_abs(v):
+    from mlir.dialects import math
+
+    return math.absf(v)
+
+
+def _index(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), v).result
+
+
+def loop_nest(shape: list[int], carried: list[ir.Value], body) -> list[ir.Value]:
+    """scf.for over every index of `shape`; `body(indices, carried) -> carried`."""
+    if not shape:
+        return body([], carried)
+    loop = scf.ForOp(_index(0), _index(shape[0]), _index(1), carried)
+    with ir.InsertionPoint(loop.body):
+        inner = loop_nest(
+            shape[1:], list(loop.inner_iter_args), lambda idx, c: body([loop.induction_variable, *idx], c)
+        )
+        scf.YieldOp(inner)
+    return list(loop.results)
+
+
+def _extract(v: ir.Value, indices) -> ir.Value:
+    if not tile.shape_of(v.type):
+        return v
+    return tensor.ExtractOp(v, list(indices)).result
+
+
+def _extract_bool(v: ir.Value, indices) -> ir.Value:
+    x = _extract(v, indices)
+    if x.type == _i1():
+        return x
+    return arith.trunci(_i1(), x)
+
+
+def _llvm_ptr() -> ir.Type:
+    return ir.Type.parse("!llvm.ptr")
+
+
+def _address(addr: ir.Value) -> ir.Value:
+    return llvm.IntToPtrOp(_llvm_ptr(), addr).result
+
+
+def _zero(t: ir.Type) -> ir.Value:
+    if isinstance(t, ir.FloatType):
+        return arith.ConstantOp(t, 0.0).result
+    return arith.ConstantOp(t, 0).result
+
+
+def _replace(op: ir.Operation, values) -> None:
+    values = values if isinstance(values, list | tuple) else [values]
+    for old, new in zip(op.results, values):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def _segments(op):
+    return tile._segments(op, tile.SPECS[op.name[5:]])
+
+
+# ----------------------------------------------------------------------------------------------
+# Lowerings
+# ----------------------------------------------------------------------------------------------
+
+
+def _make_range(op, sizes):
+    start = ir.IntegerAttr(op.attributes["start"]).value
+    end = ir.IntegerAttr(op.attributes["end"]).value
+    t = op.results[0].type
+    i32 = ir.IntegerType.get_signless(32)
+    attr = ir.DenseElementsAttr.get(
+        __import__("numpy").arange(start, end, dtype="int32"), type=i32, shape=[end - start]
+    )
+    _replace(op, arith.ConstantOp(t, attr).result)
+
+
+def _splat(op, sizes):
+    src = op.operands[0]
+    shape = tile.shape_of(op.results[0].type)
+    is_bool = str(src.type) == "i1"
+    if is_bool:
+        src = arith.extui(ir.IntegerType.get_signless(8), src)
+    out_t = ir.RankedTensorType.get(shape, src.type)
+    new = tensor.SplatOp(out_t, src, []).result
+    if is_bool:
+        _BOOLS.add(new)
+    _replace(op, new)
+
+
+def _propagate_bool(src: ir.Value, new: ir.Value) -> ir.Value:
+    if src in _BOOLS:
+        _BOOLS.add(new)
+    return new
+
+
+def _broadcast(op, sizes):
+    src = op.operands[0]
+    shape = tile.shape_of(op.results[0].type)
+    elem = _i1() if src in _BOOLS else tile.element_of(src.type)
+    _replace(op, elementwise([src], shape, elem, lambda a: a[0]))
+
+
+def _reshape_to(src: ir.Value, shape: list[int]) -> ir.Value:
+    elem = tile.element_of(src.type)
+    if not shape:
+        zeros = [_index(0)] * len(tile.shape_of(src.type))
+        return tensor.ExtractOp(src, zeros).result
+    if not tile.shape_of(src.type):
+        return tensor.SplatOp(ir.RankedTensorType.get(shape, elem), src, []).result
+    idx = ir.IndexType.get()
+    shape_t = ir.RankedTensorType.get([len(shape)], idx)
+    shape_attr = ir.DenseElementsAttr.get(__import__("numpy").array(shape, dtype="int64"), type=idx)
+    shape_v = arith.ConstantOp(shape_t, shape_attr).result
+    return tensor.ReshapeOp(ir.RankedTensorType.get(shape, elem), src, shape_v).result
+
+
+def _reshape(op, sizes):
+    src = op.operands[0]
+    _replace(op, _propagate_bool(src, _reshape_to(src, tile.shape_of(op.results[0].type))))
+
+
+def _trans(op, sizes):
+    src = op.operands[0]
+    order = list(ir.DenseI32ArrayAttr(op.attributes["order"]))
+    shape = tile.shape_of(op.results[0].type)
+    elem = tile.element_of(src.type)
+    init = tensor.EmptyOp(shape, elem).result
+    out_t = ir.RankedTensorType.get(shape, elem)
+    _replace(op, _propagate_bool(src, _transpose(src, init, order, out_t)))
+
+
+def _transpose(src, init, order, out_t):
+    t = linalg.TransposeOp(result=[out_t], input=src, init=init, permutation=order)
+    block = t.regions[0].blocks.append(tile.element_of(src.type), tile.element_of(out_t))
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    return t.results[0]
+
+
+def _convert_layout(op, sizes):
+    _replace(op, op.operands[0])
+
+
+def _addptr(op, sizes):
+    ptr, off = op.operands
+    size = ir.IntegerAttr(op.attributes["tile.pointee_size"]).value
+    shape = tile.shape_of(op.results[0].type)
+    i64 = _i64()
+
+    def body(a):
+        p, o = a
+        o64 = o if o.type == i64 else arith.extsi(i64, o)
+        scaled = arith.muli(o64, arith.ConstantOp(i64, size).result) if size != 1 else o64
+        return arith.addi(p, scaled)
+
+    _replace(op, elementwise([ptr, off], shape, i64, body))
+
+
+def _load_scalar(addr, elem, volatile):
+    return llvm.LoadOp(elem, _address(addr), volatile_=True if volatile else None).result
+
+
+def _load(op, sizes):
+    seg = _segments(op)
+    ptr = seg["ptr"][0]
+    mask = seg["mask"][0] if seg["mask"] else None
+    other = seg["other"][0] if seg["other"] else None
+    res_t = op.results[0].type
+    elem, shape = tile.element_of(res_t), tile.shape_of(res_t)
+    volatile = "volatile" in op.attributes
+    inputs = [ptr] + ([mask] if mask is not None else []) + ([other] if other is not None else [])
+
+    def body(a):
+        if mask is None:
+            return _load_scalar(a[0], elem, volatile)
+        fallback = a[2] if other is not None else None
+        branch = scf.IfOp(a[1], [elem], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([_load_scalar(a[0], elem, volatile)])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([fallback if fallback is not None else _zero(elem)])
+        return branch.results[0]
+
+    _replace(op, elementwise(inputs, shape, elem, body))
+
+
+def _masked(mask_value, emit):
+    if mask_value is None:
+        emit()
+        return
+    branch = scf.IfOp(mask_value, [], has_else=False)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])
+
+
+def _store(op, sizes):
+    seg = _segments(op)
+    ptr, value = seg["ptr"][0], seg["value"][0]
+    mask = seg["mask"][0] if seg["mask"] else None
+    shape = tile.shape_of(ptr.type)
+
+    def body(idx, carried):
+        p, v = _extract(ptr, idx), _extract(value, idx)
+        m = _extract_bool(mask, idx) if mask is not None else None
+        _masked(m, lambda: llvm.StoreOp(v, _address(p)))
+        return carried
+
+    loop_nest(shape, [], body)
+    op.erase()
+
+
+def _atomic_helper(op, kind: str, elem: ir.Type, n_values: int) -> ir.FlatSymbolRefAttr:
+    """Declares `@__tilec_atomic_<kind>_<sem>_<type>(i64, T...) -> T` (defined by tile-cpu-atomics).
+
+    The atomic itself stays behind a call until after bufferization: the buffer deallocation pass
+    refuses ops with unknown memory effects, which llvm.atomicrmw/cmpxchg are.
+    """
+    sem = ir.StringAttr(op.attributes["sem"]).value if "sem" in op.attributes else "acq_rel"
+    name = f"__tilec_atomic_{kind}_{sem}_{elem}"
+    module = op.parent
+    while module.name != "builtin.module":
+        module = module.parent
+    body = module.regions[0].blocks[0]
+    if not any(
+        o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == name
+        for o in body.operations
+    ):
+        with ir.InsertionPoint.at_block_begin(body), op.location:
+            decl = func_d.FuncOp(name, ([_i64()] + [elem] * n_values, [elem]), visibility="private")
+            decl.attributes["tile.atomic"] = ir.DictAttr.get(
+                {"kind": ir.StringAttr.get(kind), "sem": ir.StringAttr.get(sem)}
+            )
+    return ir.FlatSymbolRefAttr.get(name)
+
+
+def _atomic_loop(op, shape, elem, emit_one):
+    """Runs `emit_one(indices) -> old value` over the shape, collecting old values in a tensor."""
+    if not shape:
+        _replace(op, emit_one([]))
+        return
+    init = tensor.EmptyOp(shape, elem).result
+
+    def body(idx, carried):
+        old = emit_one(idx)
+        return [tensor.InsertOp(old, carried[0], idx).result]
+
+    _replace(op, loop_nest(shape, [init], body)[0])
+
+
+def _atomic_rmw(op, sizes):
+    seg = _segments(op)
+    ptr, value = seg["ptr"][0], seg["value"][0]
+    mask = seg["mask"][0] if seg["mask"] else None
+    kind = ir.StringAttr(op.attributes["kind"]).value
+    elem = tile.element_of(op.results[0].type)
+    shape = tile.shape_of(op.results[0].type)
+    callee = _atomic_helper(op, kind, elem, 1)
+
+    def call(p, v):
+        return func_d.CallOp([elem], callee, [p, v]).result
+
+    def one(idx):
+        p, v = _extract(ptr, idx), _extract(value, idx)
+        if mask is None:
+            return call(p, v)
+        branch = scf.IfOp(_extract_bool(mask, idx), [elem], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([call(p, v)])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([_zero(elem)])
+        return branch.results[0]
+
+    _atomic_loop(op, shape, elem, one)
+
+
+def _atomic_cas(op, sizes):
+    ptr, cmp, value = op.operands
+    elem = tile.element_of(op.results[0].type)
+    shape = tile.shape_of(op.results[0].type)
+    if isinstance(elem, ir.FloatType):
+        raise PassError("atomic_cas on floats is not supported on the CPU target", op)
+    callee = _atomic_helper(op, "cas", elem, 2)
+
+    def one(idx):
+        p, c, v = (_extract(x, idx) for x in (ptr, cmp, value))
+        return func_d.CallOp([elem], callee, [p, c, v]).result
+
+    _atomic_loop(op, shape, elem, one)
+
+
+def _clone_combiner(block: ir.Block, lhs: list[ir.Value], rhs: list[ir.Value]) -> list[ir.Value]:
+    """Clones the combiner's ops at the insertion point with its arguments bound to lhs + rhs."""
+    values = []
+    for arg, v in zip(list(block.arguments), [*lhs, *rhs]):
+        values.append(arith.trunci(arg.type, v) if v.type != arg.type and str(arg.type) == "i1" else v)
+    mapping = dict(zip(list(block.arguments), values))
+    result = None
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name == "gpu.yield":
+            result = [mapping.get(v, v) for v in inner.operands]
+            break
+        clone = inner.clone()
+        for i, v in enumerate(list(clone.operands)):
+            if v in mapping:
+                clone.operands[i] = mapping[v]
+        for old, new in zip(inner.results, clone.results):
+            mapping[old] = new
+    return result
+
+
+def _combine_elementwise(block, lhs, rhs, shape, elems, outs=None):
+    """Applies the combiner to tensors (or scalars) elementwise; returns one value per result.
+
+    With `outs`, result k is written into outs[k] (destination-passing style, so a loop that carries
+    the accumulators bufferizes in place).
+    """
+    n = len(lhs)
+    if not shape:
+        return _clone_combiner(block, lhs, rhs)
+    if outs is not None:
+        return _accumulate(block, rhs, outs, shape)
+    out = []
+    for k in range(n):  # one generic per result keeps the lowering simple; fusion merges them
+        out.append(
+            elementwise(
+                lhs + rhs,
+                shape,
+                elems[k],
+                lambda a, k=k: _clone_combiner(block, a[:n], a[n:])[k],
+                into=outs[k] if outs is not None else None,
+            )
+        )
+    return out
+
+
+def _slice(src: ir.Value, axis: int, k: ir.Value) -> ir.Value:
+    """src[..., k, ...] along `axis`, with that dimension dropped (a 0-d tensor for 1-D input)."""
+    shape = tile.shape_of(src.type)
+    elem = tile.element_of(src.type)
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    out_t = ir.RankedTensorType.get(out_shape, elem)
+    dynamic = (
+        ir.ShapedType.get_dynamic_stride_or_offset()
+        if hasattr(ir.ShapedType, "get_dynamic_stride_or_offset")
+        else -(2**63)
+    )
+    offsets = [0] * len(shape)
+    offsets[axis] = dynamic
+    sizes = list(shape)
+    sizes[axis] = 1
+    return tensor.ExtractSliceOp(out_t, src, [k], [], [], offsets, sizes, [1] * len(shape)).result
+
+
+def _insert_slice(value: ir.Value, dest: ir.Value, axis: int, k: ir.Value) -> ir.Value:
+    shape = tile.shape_of(dest.type)
+    dynamic = (
+        ir.ShapedType.get_dynamic_stride_or_offset()
+        if hasattr(ir.ShapedType, "get_dynamic_stride_or_offset")
+        else -(2**63)
+    )
+    offsets = [0] * len(shape)
+    offsets[axis] = dynamic
+    sizes = list(shape)
+    sizes[axis] = 1
+    return tensor.InsertSliceOp(value, dest, [k], [], [], offsets, sizes, [1] * len(shape)).result
+
+
+def _reduce(op, sizes):
+    srcs = list(op.operands)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    shape = tile.shape_of(srcs[0].type)
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    elems = [tile.element_of(s.type) for s in srcs]
+    block = op.regions[0].blocks[0]
+    scalar = not out_shape
+    # A 1-D reduction carries scalars; others carry tensors updated in place by the combiner.
+    accs = [_at(s, axis, _index(0), scalar) for s in srcs]
+    first = 1
+    if not scalar and shape[axis] > 1:
+        # Start from combine(slice 0, slice 1) in fresh tensors: the loop then updates buffers of its
+        # own rather than views of the input.
+        second = [_at(s, axis, _index(1), scalar) for s in srcs]
+        accs = _combine_elementwise(block, accs, second, out_shape, elems)
+        first = 2
+    if shape[axis] > first:
+        loop = scf.ForOp(_index(first), _index(shape[axis]), _index(1), accs)
+        with ir.InsertionPoint(loop.body):
+            cur = [_at(s, axis, loop.induction_variable, scalar) for s in srcs]
+            acc = list(loop.inner_iter_args)
+            new = _combine_elementwise(block, acc, cur, out_shape, elems, outs=None if scalar else acc)
+            scf.YieldOp(new)
+        accs = list(loop.results)
+    _replace(op, accs)
+
+
+def _accumulate(block, rhs: list[ir.Value], accs: list[ir.Value], shape) -> list[ir.Value]:
+    """One linalg.generic: accs[k] = combine(accs, rhs)[k], reading the accumulators through its outputs."""
+    rank = len(shape)
+    identity = ir.AffineMap.get_identity(rank)
+    generic = linalg.GenericOp(
+        [a.type for a in accs],
+        list(rhs),
+        list(accs),
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(identity)] * (len(rhs) + len(accs))),
+        ir.ArrayAttr.get([_parallel()] * rank),
+    )
+    elems = [tile.element_of(v.type) for v in [*rhs, *accs]]
+    body = generic.regions[0].blocks.append(*elems)
+    with ir.InsertionPoint(body):
+        args = list(body.arguments)
+        n = len(rhs)
+        results = _clone_combiner(block, args[n:], args[:n])
+        linalg.YieldOp(results)
+    return list(generic.results)
+
+
+def _at(src: ir.Value, axis: int, k: ir.Value, scalar: bool) -> ir.Value:
+    """Element k of a 1-D tensor (scalar=True) or the slice k along `axis`."""
+    if scalar:
+        return tensor.ExtractOp(src, [k]).result
+    return _slice(src, axis, k)
+
+
+def _scan(op, sizes):
+    srcs = list(op.operands)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    reverse = "reverse" in op.attributes
+    shape = tile.shape_of(srcs[0].type)
+    n = shape[axis]
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    elems = [tile.element_of(s.type) for s in srcs]
+    block = op.regions[0].blocks[0]
+    if n == 1:
+        _replace(op, srcs)
+        return
+    # Iterate k = 1..n-1 (forward) or k = n-2..0 (backward): out[k] = combine(out[k -/+ 1], in[k]).
+    loop = scf.ForOp(_index(1), _index(n), _index(1), srcs)
+    with ir.InsertionPoint(loop.body):
+        i = loop.induction_variable
+        if reverse:
+            k = arith.subi(_index(n - 1), i)
+            prev = arith.addi(k, _index(1))
+        else:
+            k = i
+            prev = arith.subi(k, _index(1))
+        outs = list(loop.inner_iter_args)
+        scalar = not out_shape
+        lhs = [_at(o, axis, prev, scalar) for o in outs]
+        rhs = [_at(s, axis, k, scalar) for s in srcs]
+        new = _combine_elementwise(block, lhs, rhs, out_shape, elems)
+        if scalar:
+            updated = [tensor.InsertOp(v, o, [k]).result for v, o in zip(new, outs)]
+        else:
+            updated = [_insert_slice(v, o, axis, k) for v, o in zip(new, outs)]
+        scf.YieldOp(updated)
+    _replace(op, list(loop.results))
+
+
+def _cast_elements(v: ir.Value, elem: ir.Type) -> ir.Value:
+    src = tile.element_of(v.type)
+    if src == elem:
+        return v
+    shape = tile.shape_of(v.type)
+
+    def body(a):
+        x = a[0]
+        if isinstance(src, ir.FloatType) and isinstance(elem, ir.FloatType):
+            return arith.extf(elem, x) if src.width < elem.width else arith.truncf(elem, x)
+        if isinstance(src, ir.IntegerType) and isinstance(elem, ir.IntegerType):
+            return arith.extsi(elem, x)
+        if isinstance(src, ir.IntegerType):
+            return arith.sitofp(elem, x)
+        return arith.fptosi(elem, x)
+
+    return elementwise([v], shape, elem, body)
+
+
+def _dot(op, sizes):
+    a, b, acc = op.operands
+    elem = tile.element_of(acc.type)
+    a2, b2 = _cast_elements(a, elem), _cast_elements(b, elem)
+    _replace(op, linalg.matmul(a2, b2, outs=[acc]))
+
+
+def _status_arg(op) -> ir.Value:
+    fn = op.parent
+    while fn is not None and fn.name != "func.func":
+        fn = fn.parent
+    if fn is None or "tile.status_arg" not in fn.attributes:
+        raise PassError("device assertions on the CPU need tile-cpu-grid to run first", op)
+    index = ir.IntegerAttr(fn.attributes["tile.status_arg"]).value
+    return fn.regions[0].blocks[0].arguments[index]
+
+
+def _assert(op, sizes):
+    cond = op.operands[0]
+    status = _status_arg(op)
+    code = ir.IntegerAttr(op.attributes["tile.assert_id"]).value if "tile.assert_id" in op.attributes else 1
+    i32 = ir.IntegerType.get_signless(32)
+    shape = tile.shape_of(cond.type)
+
+    def body(idx, carried):
+        c = _extract_bool(cond, idx)
+        failed = arith.xori(c, arith.ConstantOp(c.type, 1).result)
+        _masked(failed, lambda: llvm.StoreOp(arith.ConstantOp(i32, code).result, _address(status)))
+        return carried
+
+    loop_nest(shape, [], body)
+    op.erase()
+
+
+def _print(op, sizes):
+    raise PassError("tl.device_print is not supported on the CPU target yet (use TILEC_INTERPRET=1)", op)
+
+
+_LOWERINGS = {
+    "tile.make_range": _make_range,
+    "tile.splat": _splat,
+    "tile.broadcast": _broadcast,
+    "tile.expand_dims": _reshape,
+    "tile.reshape": _reshape,
+    "tile.trans": _trans,
+    "tile.convert_layout": _convert_layout,
+    "tile.addptr": _addptr,
+    "tile.load": _load,
+    "tile.store": _store,
+    "tile.atomic_rmw": _atomic_rmw,
+    "tile.atomic_cas": _atomic_cas,
+    "tile.reduce": _reduce,
+    "tile.scan": _scan,
+    "tile.dot": _dot,
+    "tile.assert": _assert,
+    "tile.print": _print,
+}

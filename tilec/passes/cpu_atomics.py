@@ -1,0 +1,82 @@
+"""tile-cpu-atomics: defines the atomic helpers that convert-tile-to-linalg calls.
+
+They are declared during the tile lowering and defined only after bufferization, because buffer
+deallocation refuses ops with unknown memory effects (llvm.atomicrmw and llvm.cmpxchg).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import func, llvm
+
+from .base import PassError, TilePass
+
+_RMW = {
+    "add": "add",
+    "fadd": "fadd",
+    "max": "max",
+    "min": "min",
+    "umax": "umax",
+    "umin": "umin",
+    "and": "_and",
+    "or": "_or",
+    "xor": "_xor",
+    "xchg": "xchg",
+}
+_FLOAT_RMW = {"max": "fmax", "min": "fmin", "add": "fadd"}
+
+
+@dataclass(frozen=True)
+class CpuAtomicsPass(TilePass):
+    """Give bodies to the `@__tilec_atomic_*` declarations: llvm.atomicrmw / llvm.cmpxchg on the address.
+
+    func.func private @__tilec_atomic_add_acq_rel_i32(i64, i32) -> i32 attributes {tile.atomic = ...}
+      =>  { %p = llvm.inttoptr %a; %old = llvm.atomicrmw add %p, %v acq_rel; return %old }
+    """
+
+    name: ClassVar[str] = "tile-cpu-atomics"
+
+    def run(self, module: ir.Module) -> None:
+        for op in module.body.operations:
+            op = op.operation
+            if op.name != "func.func" or "tile.atomic" not in op.attributes or len(op.regions[0].blocks):
+                continue
+            info = ir.DictAttr(op.attributes["tile.atomic"])
+            kind = ir.StringAttr(info["kind"]).value
+            sem = ir.StringAttr(info["sem"]).value
+            _define(op, kind, sem)
+
+
+def _ordering(sem: str):
+    table = {
+        "relaxed": llvm.AtomicOrdering.monotonic,
+        "acquire": llvm.AtomicOrdering.acquire,
+        "release": llvm.AtomicOrdering.release,
+        "acq_rel": llvm.AtomicOrdering.acq_rel,
+    }
+    if sem not in table:
+        raise PassError(f"unknown memory semantics '{sem}'")
+    return table[sem]
+
+
+def _define(op: ir.Operation, kind: str, sem: str) -> None:
+    ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+    elem = ftype.results[0]
+    block = op.regions[0].blocks.append(*ftype.inputs)
+    del op.attributes["sym_visibility"]
+    op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    ordering = _ordering(sem)
+    with op.location, ir.InsertionPoint(block):
+        ptr = llvm.IntToPtrOp(ir.Type.parse("!llvm.ptr"), block.arguments[0]).result
+        if kind == "cas":
+            # cmpxchg's failure ordering may not be release-flavoured.
+            failure = llvm.AtomicOrdering.monotonic if sem in ("release", "acq_rel", "relaxed") else ordering
+            pair = llvm.AtomicCmpXchgOp(ptr, block.arguments[1], block.arguments[2], ordering, failure).result
+            old = llvm.ExtractValueOp(elem, pair, [0]).result
+        else:
+            name = _FLOAT_RMW.get(kind, _RMW[kind]) if isinstance(elem, ir.FloatType) else _RMW[kind]
+            old = llvm.AtomicRMWOp(getattr(llvm.AtomicBinOp, name), ptr, block.arguments[1], ordering).result
+        func.ReturnOp([old])
