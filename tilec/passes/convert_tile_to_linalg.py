@@ -337,16 +337,11 @@ def _make_range(op, sizes):
 
 
 def _splat(op, sizes):
+    # A generic without inputs (rather than tensor.splat) so that elementwise fusion folds it into
+    # its users and no buffer of copies is ever written.
     src = op.operands[0]
     shape = tile.shape_of(op.results[0].type)
-    is_bool = str(src.type) == "i1"
-    if is_bool:
-        src = arith.extui(ir.IntegerType.get_signless(8), src)
-    out_t = ir.RankedTensorType.get(shape, src.type)
-    new = tensor.SplatOp(out_t, src, []).result
-    if is_bool:
-        _BOOLS.add(new)
-    _replace(op, new)
+    _replace(op, elementwise([], shape, src.type, lambda a: src))
 
 
 def _propagate_bool(src: ir.Value, new: ir.Value) -> ir.Value:

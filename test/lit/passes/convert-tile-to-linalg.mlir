@@ -1,0 +1,70 @@
+// RUN: tilec-opt %s --split-input-file -p convert-tile-to-linalg | FileCheck %s
+
+// Pointers become i64 addresses; a masked load is a linalg.generic whose body loads under scf.if;
+// boolean tensors travel as i8.
+// CHECK-LABEL: func.func @load_store(%arg0: i64, %arg1: i32)
+// CHECK: %[[R:.*]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi8>)
+// CHECK: arith.cmpi slt
+// CHECK: arith.extui %{{.*}} : i1 to i8
+// CHECK: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK: arith.muli %{{.*}}, %[[C4]] : i64
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
+// CHECK-NOT: tile.
+func.func @load_store(%p: !tile.ptr<f32>, %n: i32) {
+  %r = "tile.make_range"() {end = 8 : i32, start = 0 : i32} : () -> tensor<8xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<8xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<8xi32>
+  %ps = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<8x!tile.ptr<f32>>
+  %q = "tile.addptr"(%ps, %r) : (tensor<8x!tile.ptr<f32>>, tensor<8xi32>) -> tensor<8x!tile.ptr<f32>>
+  %v = "tile.load"(%q, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<8x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<8xf32>
+  %t = "tile.reshape"(%v) : (tensor<8xf32>) -> tensor<2x4xf32>
+  %q2 = "tile.reshape"(%q) : (tensor<8x!tile.ptr<f32>>) -> tensor<2x4x!tile.ptr<f32>>
+  "tile.store"(%q2, %t) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4x!tile.ptr<f32>>, tensor<2x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 1-D reduction is a loop carrying scalars, with the combiner cloned into it.
+// CHECK-LABEL: func.func @reduce
+// CHECK: %[[FIRST:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<16xf32>
+// CHECK: scf.for %{{.*}} = %c1 to %c16 step %{{.*}} iter_args(%[[ACC:.*]] = %[[FIRST]]) -> (f32)
+// CHECK: arith.maxnumf %[[ACC]], %{{.*}} : f32
+// CHECK-NOT: tile.reduce
+func.func @reduce(%x: tensor<16xf32>) -> f32 {
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.maxnumf %a, %b : f32
+    gpu.yield %c : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16xf32>) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// Atomics become calls to helpers that tile-cpu-atomics defines after bufferization.
+// CHECK: func.func private @__tilec_atomic_add_acq_rel_i32(i64, i32) -> i32 attributes {tile.atomic = {kind = "add", sem = "acq_rel"}}
+// CHECK-LABEL: func.func @atomic
+// CHECK: call @__tilec_atomic_add_acq_rel_i32(%arg0, %arg1) : (i64, i32) -> i32
+func.func @atomic(%p: !tile.ptr<i32>, %v: i32) -> i32 {
+  %0 = "tile.atomic_rmw"(%p, %v) {kind = "add", operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.ptr<i32>, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// A matrix product is linalg.matmul on operands widened to the accumulator type.
+// CHECK-LABEL: func.func @dot
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x16xf32>) outs(%arg2 : tensor<16x16xf32>)
+func.func @dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
