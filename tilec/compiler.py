@@ -154,8 +154,9 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
                     1,
                     f"give a value for constexpr '{name}'",
                 )
+            text, _, div = text.partition(":")  # "i32:16": also divisible by 16
             t = core.dtype_from_signature(text)
-            attrs = {"tile.divisibility": 16} if t.is_ptr() else {}
+            attrs = {"tile.divisibility": 16} if t.is_ptr() or div == "16" else {}
             specs[name] = ("arg", t, attrs)
         else:
             src = fn.source_info()

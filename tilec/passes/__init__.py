@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from .axis_info import AxisInfoPass
 from .base import PassError, TilePass
 from .canonicalize import CanonicalizePass
+from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
@@ -13,6 +15,8 @@ REGISTRY: dict[str, type[TilePass]] = {
     p.name: p
     for p in (
         CanonicalizePass,
+        AxisInfoPass,
+        ConvertTileToGpuPass,
         CpuGridPass,
         ConvertTileToLinalgPass,
         CpuAtomicsPass,

@@ -1,0 +1,1202 @@
+"""convert-tile-to-gpu: tile IR to per-thread code in a gpu.module (shared by NVIDIA and AMD).
+
+One program instance is one workgroup of `num_warps * warp_size` threads. Every tensor value lives in
+a layout (tilec/passes/layouts.py): each thread holds some of its elements as scalar SSA values.
+
+Layouts are chosen on demand. Memory ops, reductions and loop-carried values are computed once, in a
+coalesced blocked layout for their shape; cheap values (ranges, splats, constants, elementwise math,
+pointer arithmetic, broadcasts) are rebuilt in whatever layout their user asks for, at their original
+place in the program — which makes e.g. `x - tl.max(x, 1)[:, None]` free of data movement. Where an
+expensive value is needed in another layout it moves through shared memory (a layout conversion).
+
+Memory accesses are vectorized up to 16 bytes when the axis analysis proves contiguity, alignment and
+one mask bit per vector; reductions go in-thread, then `gpu.shuffle xor` across lanes, then across
+warps through shared memory; `exp` goes through `exp2` (ex2.approx on NVIDIA, v_exp_f32 on AMD).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, gpu, llvm, scf
+
+from tilec.analysis.axis_info import AxisAnalysis
+from tilec.dialects import tile
+
+from .base import PassError, TilePass
+from .layouts import Blocked, Slice, default_blocked
+
+DYNAMIC_INDEX = -2147483648  # llvm.getelementptr's marker for a dynamic index
+SMEM = "__tilec_smem"
+
+
+@dataclass(frozen=True)
+class ConvertTileToGpuPass(TilePass):
+    """Lower tile kernels to per-thread gpu/llvm code with blocked layouts (one workgroup per program).
+
+    func.func @k(%p: !tile.ptr<f32>) attributes {tile.kernel} { ... tensor<1024xf32> ... }
+      =>  gpu.module @tilec { gpu.func @k(%p: !llvm.ptr<1>) kernel
+            attributes {known_block_size = array<i32: 128, 1, 1>} { ... vector<4xf32> loads ... } }
+    """
+
+    name: ClassVar[str] = "convert-tile-to-gpu"
+    num_warps: int = 4
+    warp_size: int = 32
+    vendor: str = "nvidia"  # which hardware math intrinsics to use: nvidia | amd
+
+    def run(self, module: ir.Module) -> None:
+        if self.vendor not in _APPROX:
+            raise PassError(f"unknown vendor '{self.vendor}' (expected nvidia or amd)")
+        _VENDOR[0] = self.vendor
+        kernels = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
+        kernels = [k for k in kernels if "tile.kernel" in k.attributes]
+        if not kernels:
+            raise PassError("no function marked tile.kernel in the module")
+        module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+        with ir.InsertionPoint(module.body), module.operation.location:
+            gmod = gpu.GPUModuleOp("tilec_kernels")
+            gmod.regions[0].blocks.append()
+        for k in kernels:
+            _KernelLowering(k, gmod, self.num_warps, self.warp_size).run()
+            k.erase()
+
+
+# ----------------------------------------------------------------------------------------------
+# Types
+# ----------------------------------------------------------------------------------------------
+
+
+def _gptr() -> ir.Type:
+    return ir.Type.parse("!llvm.ptr<1>")
+
+
+def _sptr() -> ir.Type:
+    return ir.Type.parse("!llvm.ptr<3>")
+
+
+def _scalar_type(t: ir.Type) -> ir.Type:
+    """The per-thread type of one element: pointers become !llvm.ptr<1>."""
+    e = tile.element_of(t)
+    return _gptr() if tile.is_ptr(e) else e
+
+
+def _bytes(t: ir.Type) -> int:
+    if tile.is_ptr(t) or str(t).startswith("!llvm.ptr"):
+        return 8
+    if str(t) == "i1":
+        return 1
+    return max(1, t.width // 8)
+
+
+def _i32(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(32), v).result
+
+
+def _is_float(t) -> bool:
+    return isinstance(t, ir.FloatType)
+
+
+_LAZY = {
+    "tile.make_range",
+    "tile.splat",
+    "tile.broadcast",
+    "tile.expand_dims",
+    "tile.addptr",
+    "tile.convert_layout",
+    "arith.constant",
+}
+
+
+def _is_lazy(op: ir.Operation) -> bool:
+    """Cheap tensor-valued ops, rebuilt in whatever layout a user needs."""
+    if not op.results or not all(tile.shape_of(r.type) for r in op.results):
+        return False
+    if op.name in _LAZY:
+        return True
+    return (op.name.startswith("arith.") or op.name.startswith("math.")) and len(op.results) == 1
+
+
+class _KernelLowering:
+    def __init__(self, fn: ir.Operation, gmod, num_warps: int, warp_size: int):
+        self.fn = fn
+        self.gmod = gmod
+        self.num_warps = num_warps
+        self.warp_size = warp_size
+        self.threads = num_warps * warp_size
+        self.axis = AxisAnalysis()
+        self.scalars: dict = {}  # old scalar value -> new value
+        self.natural: dict = {}  # old tensor value -> (layout, registers)
+        self.cache: dict = {}  # (old tensor value, layout) -> registers
+        self.anchors: dict = {}  # old value -> op before which its materializations go
+        self.lazy_ops: dict = {}  # old tensor value -> defining op (lazy)
+        self.bases: dict = {}  # layout params -> per-dim base values
+        self.smem_bytes = 0
+        self.vector_for_shape = self._vector_widths()
+        self.anchor_ops: list = []
+
+    # -- setup --------------------------------------------------------------------------------
+    def _vector_widths(self) -> dict:
+        """Per shape: elements per thread along the fastest dim, from the narrowest memory access."""
+        widths: dict = {}
+
+        def visit(op):
+            op = op.operation if hasattr(op, "operation") else op
+            if op.name in ("tile.load", "tile.store", "tile.atomic_rmw"):
+                ptr_t = op.operands[0].type
+                shape = tuple(tile.shape_of(ptr_t))
+                if shape:
+                    size = _bytes(tile.pointee_type(tile.element_of(ptr_t)))
+                    widths[shape] = max(widths.get(shape, 1), 16 // size)
+            return ir.WalkResult.ADVANCE
+
+        self.fn.walk(visit)
+        return widths
+
+    def layout_for(self, shape, element=None) -> Blocked:
+        shape = tuple(shape)
+        vector = self.vector_for_shape.get(shape)
+        if vector is None:
+            vector = 16 // _bytes(element) if element is not None else 4
+        return default_blocked(shape, self.num_warps, self.warp_size, vector)
+
+    def run(self):
+        fn = self.fn
+        name = ir.StringAttr(fn.attributes["sym_name"]).value
+        block = fn.regions[0].blocks[0]
+        arg_types = [_scalar_type(a.type) for a in block.arguments]
+        arg_attrs = []
+        if "arg_attrs" in fn.attributes:
+            for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
+                d = ir.DictAttr(d)
+                attrs = {}
+                if "tile.divisibility" in d:
+                    attrs["llvm.align"] = ir.IntegerAttr.get(
+                        ir.IntegerType.get_signless(64), ir.IntegerAttr(d["tile.divisibility"]).value
+                    )
+                arg_attrs.append(attrs)
+        with fn.location, ir.InsertionPoint(self.gmod.regions[0].blocks[0]):
+            gfn = gpu.GPUFuncOp(
+                ir.TypeAttr.get(ir.FunctionType.get(arg_types, [])),
+                sym_name=name,
+                kernel=True,
+                known_block_size=[self.threads, 1, 1],
+            )
+            entry = gfn.regions[0].blocks.append(*arg_types)
+        for i, attrs in enumerate(arg_attrs):
+            pointer = str(arg_types[i]).startswith("!llvm.ptr")
+            if attrs and pointer:
+                gfn.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                    [
+                        ir.DictAttr.get(a if str(t).startswith("!llvm.ptr") else {})
+                        for a, t in zip(arg_attrs, arg_types)
+                    ]
+                )
+                break
+        for old, new in zip(block.arguments, entry.arguments):
+            self.scalars[old] = new
+        with fn.location, ir.InsertionPoint(entry):
+            self.entry_point = ir.InsertionPoint(entry)
+            tid = gpu.ThreadIdOp(gpu.Dimension.x).result
+            self.tid = arith.index_cast(ir.IntegerType.get_signless(32), tid)
+            self.lane = arith.remui(self.tid, _i32(self.warp_size))
+            self.warp = arith.divui(self.tid, _i32(self.warp_size))
+            self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
+            self.lower_block(block)
+            gpu.ReturnOp([])
+        self.prologue_end.erase()
+        for a in self.anchor_ops:
+            a.erase()
+        if self.smem_bytes:
+            with fn.location, ir.InsertionPoint.at_block_begin(self.gmod.regions[0].blocks[0]):
+                array = ir.Type.parse(f"!llvm.array<{self.smem_bytes} x i8>")
+                llvm.GlobalOp(
+                    array, SMEM, ir.Attribute.parse("#llvm.linkage<internal>"), addr_space=3, alignment=16
+                )
+
+    # -- program order ------------------------------------------------------------------------
+    def lower_block(self, block: ir.Block):
+        for op in block.operations:
+            op = op.operation
+            if op.name in ("func.return",):
+                continue
+            self.lower_op(op)
+
+    def _anchor(self, values):
+        anchor = arith.ConstantOp(ir.IntegerType.get_signless(8), 0).operation
+        self.anchor_ops.append(anchor)
+        for v in values:
+            self.anchors[v] = anchor
+
+    def lower_op(self, op: ir.Operation):
+        with op.location:
+            if _is_lazy(op):
+                for r in op.results:
+                    self.lazy_ops[r] = op
+                self._anchor(list(op.results))
+                return
+            handler = _EAGER.get(op.name)
+            if handler is not None:
+                handler(self, op)
+            elif all(not tile.shape_of(v.type) for v in [*op.operands, *op.results]) and not op.regions:
+                self._clone_scalar(op)
+            else:
+                raise PassError(f"'{op.name}' is not supported by the GPU lowering yet", op)
+            self._anchor(list(op.results))
+
+    def _clone_scalar(self, op: ir.Operation):
+        operands = [self.scalar(v) for v in op.operands]
+        if op.name == "tile.addptr":
+            pointee = tile.pointee_type(op.operands[0].type)
+            pointee = _gptr() if tile.is_ptr(pointee) else pointee
+            gep = llvm.GEPOp(
+                _gptr(), operands[0], [operands[1]], [DYNAMIC_INDEX], ir.TypeAttr.get(pointee), 0
+            )
+            self.scalars[op.results[0]] = gep.result
+            return
+        if op.name.startswith("tile."):
+            raise PassError(f"'{op.name}' on scalars is not supported by the GPU lowering yet", op)
+        attrs = {n: op.attributes[n] for n in op.attributes}
+        results = [_scalar_type(r.type) for r in op.results]
+        new = self._scalar_math(op.name, results, operands, attrs)
+        for old, v in zip(op.results, new):
+            self.scalars[old] = v
+
+    # -- values -------------------------------------------------------------------------------
+    def scalar(self, v: ir.Value) -> ir.Value:
+        if v not in self.scalars:
+            raise PassError(f"internal: scalar value used before its definition: {v}")
+        return self.scalars[v]
+
+    def regs(self, v: ir.Value, layout) -> list[ir.Value]:
+        """The registers of tensor `v` in `layout` (materialized or converted on demand)."""
+        key = (v, layout)
+        found = self.cache.get(key)
+        if found is not None:
+            return found
+        anchor = self.anchors.get(v)
+        point = ir.InsertionPoint(anchor) if anchor is not None else ir.InsertionPoint.current
+        with point:
+            if v in self.natural:
+                nat_layout, nat_regs = self.natural[v]
+                regs = (
+                    nat_regs if nat_layout == layout else self.convert(nat_regs, nat_layout, layout, v.type)
+                )
+            elif v in self.lazy_ops:
+                op = self.lazy_ops[v]
+                with op.location:
+                    regs = self.materialize(op, layout)
+            else:
+                raise PassError(f"internal: tensor value has no definition in the lowering: {v}")
+        self.cache[key] = regs
+        return regs
+
+    def set_natural(self, v: ir.Value, layout, regs):
+        self.natural[v] = (layout, regs)
+        self.cache[(v, layout)] = regs
+
+    # -- thread coordinates -------------------------------------------------------------------
+    def bases_of(self, layout: Blocked) -> list[ir.Value]:
+        """Per dimension: this thread's first element (lane and warp part); emitted at kernel entry."""
+        key = (layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta, layout.order)
+        found = self.bases.get(key)
+        if found is not None:
+            return found
+        with ir.InsertionPoint(self.prologue_end):
+            lane, warp = self.lane, self.warp
+            out = [None] * layout.rank
+            for d in layout.order:
+                t = layout.threads_per_warp[d]
+                lane_d = arith.remui(lane, _i32(t)) if t > 1 else _i32(0)
+                lane = arith.divui(lane, _i32(t)) if t > 1 else lane
+                out[d] = lane_d
+            for d in layout.order:
+                w = layout.warps_per_cta[d]
+                warp_d = arith.remui(warp, _i32(w)) if w > 1 else _i32(0)
+                warp = arith.divui(warp, _i32(w)) if w > 1 else warp
+                spt, tpw = layout.size_per_thread[d], layout.threads_per_warp[d]
+                out[d] = arith.muli(arith.addi(arith.muli(warp_d, _i32(tpw)), out[d]), _i32(spt))
+        self.bases[key] = out
+        return out
+
+    def coords(self, layout) -> list[list[ir.Value]]:
+        """For every register: its coordinate along every dimension of the layout's shape."""
+        parent = layout.parent if isinstance(layout, Slice) else layout
+        dims = (
+            [layout.parent_dim(d) for d in range(layout.rank)]
+            if isinstance(layout, Slice)
+            else list(range(layout.rank))
+        )
+        bases = self.bases_of(parent)
+        out = []
+        for static in parent.registers:
+            row = []
+            for d in dims:
+                c = arith.addi(bases[d], _i32(static[d])) if static[d] else bases[d]
+                if parent.wraps(d):
+                    c = arith.andi(c, _i32(parent.shape[d] - 1))
+                row.append(c)
+            out.append(row)
+        return out
+
+    def replica_predicate(self, layout) -> ir.Value | None:
+        """True on the one thread (of several holding the same elements) that should act for them."""
+        parent = layout.parent if isinstance(layout, Slice) else layout
+        conds = []
+        lane, warp = self.lane, self.warp
+        for d in range(parent.rank):
+            sliced = isinstance(layout, Slice) and d == layout.dim
+            lanes_d = 1 if sliced else parent.distinct_lanes(d)
+            warps_d = 1 if sliced else parent.distinct_warps(d)
+            if lanes_d < parent.threads_per_warp[d]:
+                lc = arith.remui(
+                    arith.divui(lane, _i32(parent.lane_stride(d))), _i32(parent.threads_per_warp[d])
+                )
+                conds.append(arith.cmpi(arith.CmpIPredicate.ult, lc, _i32(lanes_d)))
+            if warps_d < parent.warps_per_cta[d]:
+                wc = arith.remui(
+                    arith.divui(warp, _i32(parent.warp_stride(d))), _i32(parent.warps_per_cta[d])
+                )
+                conds.append(arith.cmpi(arith.CmpIPredicate.ult, wc, _i32(warps_d)))
+        if not conds:
+            return None
+        out = conds[0]
+        for c in conds[1:]:
+            out = arith.andi(out, c)
+        return out
+
+    # -- shared memory ------------------------------------------------------------------------
+    def smem(self, nbytes: int) -> ir.Value:
+        self.smem_bytes = max(self.smem_bytes, nbytes)
+        return llvm.AddressOfOp(_sptr(), SMEM).result
+
+    def smem_at(self, base: ir.Value, index: ir.Value, elem: ir.Type) -> ir.Value:
+        return llvm.GEPOp(_sptr(), base, [index], [DYNAMIC_INDEX], ir.TypeAttr.get(elem), 0).result
+
+    def _linear(self, coord: list[ir.Value], shape) -> ir.Value:
+        idx = coord[0]
+        for c, s in zip(coord[1:], shape[1:]):
+            idx = arith.addi(arith.muli(idx, _i32(s)), c)
+        return idx
+
+    def _store_elem_type(self, t: ir.Type) -> ir.Type:
+        return ir.IntegerType.get_signless(8) if str(t) == "i1" else t
+
+    def convert(self, regs, src_layout, dst_layout, tensor_type) -> list[ir.Value]:
+        """Moves a tensor between layouts through shared memory."""
+        elem = _scalar_type(tensor_type)
+        if str(elem).startswith("!llvm.ptr"):
+            elem_store = ir.IntegerType.get_signless(64)
+        else:
+            elem_store = self._store_elem_type(elem)
+        shape = tile.shape_of(tensor_type)
+        numel = math.prod(shape)
+        base = self.smem(numel * _bytes(elem_store))
+        gpu.BarrierOp()
+        for r, coord in zip(regs, self.coords(src_layout)):
+            llvm.StoreOp(
+                self._to_storage(r, elem, elem_store),
+                self.smem_at(base, self._linear(coord, shape), elem_store),
+            )
+        gpu.BarrierOp()
+        out = []
+        for coord in self.coords(dst_layout):
+            v = llvm.LoadOp(elem_store, self.smem_at(base, self._linear(coord, shape), elem_store)).result
+            out.append(self._from_storage(v, elem, elem_store))
+        gpu.BarrierOp()
+        return out
+
+    def _to_storage(self, v, elem, storage):
+        if elem == storage:
+            return v
+        if str(elem) == "i1":
+            return arith.extui(storage, v)
+        return llvm.PtrToIntOp(storage, v).result
+
+    def _from_storage(self, v, elem, storage):
+        if elem == storage:
+            return v
+        if str(elem) == "i1":
+            return arith.trunci(elem, v)
+        return llvm.IntToPtrOp(elem, v).result
+
+    # -- lazy ops -----------------------------------------------------------------------------
+    def materialize(self, op: ir.Operation, layout) -> list[ir.Value]:
+        name = op.name
+        n = len(layout.registers)
+        if name == "tile.make_range":
+            start = ir.IntegerAttr(op.attributes["start"]).value
+            return [arith.addi(c[0], _i32(start)) if start else c[0] for c in self.coords(layout)]
+        if name == "tile.splat":
+            return [self.scalar(op.operands[0])] * n
+        if name == "arith.constant":
+            attr = ir.DenseElementsAttr(op.attributes["value"])
+            if not attr.is_splat:
+                raise PassError("non-splat tensor constants are not supported by the GPU lowering", op)
+            elem = tile.element_of(op.results[0].type)
+            value = arith.ConstantOp(elem, attr.get_splat_value()).result
+            return [value] * n
+        if name == "tile.convert_layout":
+            return self.regs(op.operands[0], layout)
+        if name == "tile.broadcast":
+            src = op.operands[0]
+            src_layout = layout.with_shape(tile.shape_of(src.type))
+            src_regs = self.regs(src, src_layout)
+            index = {static: i for i, static in enumerate(src_layout.registers)}
+            src_shape = tile.shape_of(src.type)
+            out = []
+            for static in layout.registers:
+                key = tuple(0 if src_shape[d] == 1 else s for d, s in enumerate(static))
+                out.append(src_regs[index[key]])
+            return out
+        if name == "tile.expand_dims":
+            axis = ir.IntegerAttr(op.attributes["axis"]).value
+            if not isinstance(layout, Blocked):
+                return self._via_default(op, layout)
+            src_layout = Slice.of(layout, axis)
+            return self.regs(op.operands[0], src_layout)
+        if name == "tile.addptr":
+            ptrs = self.regs(op.operands[0], layout)
+            offs = self.regs(op.operands[1], layout)
+            pointee = tile.pointee_type(tile.element_of(op.operands[0].type))
+            pointee = _gptr() if tile.is_ptr(pointee) else pointee
+            return [
+                llvm.GEPOp(_gptr(), p, [o], [DYNAMIC_INDEX], ir.TypeAttr.get(pointee), 0).result
+                for p, o in zip(ptrs, offs)
+            ]
+        # elementwise arith / math
+        operand_regs = [
+            self.regs(v, layout) if tile.shape_of(v.type) else [self.scalar(v)] * n for v in op.operands
+        ]
+        attrs = {k: op.attributes[k] for k in op.attributes}
+        result_t = [_scalar_type(op.results[0].type)]
+        out = []
+        for i in range(n):
+            out.append(self._scalar_math(name, result_t, [r[i] for r in operand_regs], attrs)[0])
+        return out
+
+    def _via_default(self, op, layout):
+        """Builds the value in its default layout, then converts (for rare layout combinations)."""
+        t = op.results[0].type
+        default = self.layout_for(tile.shape_of(t), tile.element_of(t))
+        regs = self.materialize(op, default)
+        return self.convert(regs, default, layout, t)
+
+    def _scalar_math(self, name, result_types, operands, attrs) -> list[ir.Value]:
+        lowering = _MATH.get(name)
+        if lowering is not None:
+            return [lowering(operands, result_types[0])]
+        if name in ("arith.select",) and str(result_types[0]).startswith("!llvm.ptr"):
+            return [llvm.SelectOp(operands[0], operands[1], operands[2]).result]
+        return list(
+            ir.Operation.create(name, results=result_types, operands=operands, attributes=attrs).results
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# Math through intrinsics that both NVPTX and AMDGPU lower without device libraries
+# ----------------------------------------------------------------------------------------------
+
+
+def _fastmath():
+    return ir.Attribute.parse("#llvm.fastmath<afn>")
+
+
+def _intrinsic(name: str, t: ir.Type, args, approx: bool = True) -> ir.Value:
+    """`llvm.<name>.<type>` as a call_intrinsic: the GPU conversions would turn math ops into
+    vendor-library calls (__nv_*, __ocml_*), which need device libraries we avoid."""
+    suffix = {"f32": "f32", "f64": "f64", "f16": "f16"}[str(t)]
+    fastmath = _fastmath() if approx else None
+    op = llvm.CallIntrinsicOp(
+        t, ir.StringAttr.get(f"llvm.{name}.{suffix}"), list(args), [], [], fastmathFlags=fastmath
+    )
+    return op.results[0]
+
+
+def _exact(name):
+    """An exactly rounded intrinsic, computed in f32 for f16/bf16 (exact there too)."""
+
+    def lower(a, t):
+        if str(t) in ("f32", "f64"):
+            return _intrinsic(name, t, a, approx=False)
+        f32 = ir.F32Type.get()
+        return arith.truncf(t, _intrinsic(name, f32, [arith.extf(f32, x) for x in a], approx=False))
+
+    return lower
+
+
+def _absi(a, t):
+    zero = arith.ConstantOp(t, 0).result
+    return arith.select(arith.cmpi(arith.CmpIPredicate.slt, a[0], zero), arith.subi(zero, a[0]), a[0])
+
+
+def _in_f32(fn):
+    """Computes in f32 for f16/bf16 (and rejects f64, which would need a device library)."""
+
+    def wrapped(operands, t):
+        if str(t) == "f32":
+            return fn(operands, t)
+        if str(t) in ("f16", "bf16"):
+            f32 = ir.F32Type.get()
+            r = fn([arith.extf(f32, o) for o in operands], f32)
+            return arith.truncf(t, r)
+        raise PassError(f"this math function is not supported for {t} on GPUs yet")
+
+    return wrapped
+
+
+def _c(t, v):
+    return arith.ConstantOp(t, v).result
+
+
+# The hardware's approximate f32 units, by vendor: (intrinsic, input scale). AMD's sin/cos take turns.
+_APPROX = {
+    "nvidia": {
+        "exp2": ("llvm.nvvm.ex2.approx.f32", 1.0),
+        "log2": ("llvm.nvvm.lg2.approx.f", 1.0),
+        "sin": ("llvm.nvvm.sin.approx.f", 1.0),
+        "cos": ("llvm.nvvm.cos.approx.f", 1.0),
+    },
+    "amd": {
+        "exp2": ("llvm.amdgcn.exp2.f32", 1.0),
+        "log2": ("llvm.amdgcn.log.f32", 1.0),
+        "sin": ("llvm.amdgcn.sin.f32", 0.15915494309189535),
+        "cos": ("llvm.amdgcn.cos.f32", 0.15915494309189535),
+    },
+}
+_VENDOR = ["nvidia"]  # set per run by the pass option
+
+
+def _approx(name: str, x: ir.Value) -> ir.Value:
+    intrinsic, scale = _APPROX[_VENDOR[0]][name]
+    t = x.type
+    if scale != 1.0:
+        x = arith.mulf(x, _c(t, scale))
+    return llvm.CallIntrinsicOp(t, ir.StringAttr.get(intrinsic), [x], [], []).results[0]
+
+
+@_in_f32
+def _exp(a, t):
+    return _approx("exp2", arith.mulf(a[0], _c(t, 1.4426950408889634)))
+
+
+@_in_f32
+def _exp2(a, t):
+    return _approx("exp2", a[0])
+
+
+@_in_f32
+def _log(a, t):
+    return arith.mulf(_approx("log2", a[0]), _c(t, 0.6931471805599453))
+
+
+@_in_f32
+def _log2(a, t):
+    return _approx("log2", a[0])
+
+
+@_in_f32
+def _sin(a, t):
+    return _approx("sin", a[0])
+
+
+@_in_f32
+def _cos(a, t):
+    return _approx("cos", a[0])
+
+
+@_in_f32
+def _rsqrt(a, t):
+    return arith.divf(_c(t, 1.0), _intrinsic("sqrt", t, [a[0]], approx=False))
+
+
+@_in_f32
+def _tanh(a, t):
+    # tanh(x) = 1 - 2 / (exp(2x) + 1), exact at both infinities
+    e = _exp([arith.mulf(a[0], _c(t, 2.0))], t)
+    return arith.subf(_c(t, 1.0), arith.divf(_c(t, 2.0), arith.addf(e, _c(t, 1.0))))
+
+
+@_in_f32
+def _erf(a, t):
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): no device library needed.
+    x = a[0]
+    ax = _intrinsic("fabs", t, [x], approx=False)
+    tt = arith.divf(_c(t, 1.0), arith.addf(_c(t, 1.0), arith.mulf(_c(t, 0.3275911), ax)))
+    poly = _c(t, 1.061405429)
+    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = arith.addf(arith.mulf(poly, tt), _c(t, coef))
+    poly = arith.mulf(poly, tt)
+    e = _exp([arith.negf(arith.mulf(ax, ax))], t)
+    y = arith.subf(_c(t, 1.0), arith.mulf(poly, e))
+    return _intrinsic("copysign", t, [y, x], approx=False)
+
+
+_MATH = {
+    "math.exp": _exp,
+    "math.exp2": _exp2,
+    "math.log": _log,
+    "math.log2": _log2,
+    "math.sin": _sin,
+    "math.cos": _cos,
+    "math.rsqrt": _rsqrt,
+    "math.tanh": _tanh,
+    "math.erf": _erf,
+    "math.sqrt": _exact("sqrt"),
+    "math.absf": _exact("fabs"),
+    "math.floor": _exact("floor"),
+    "math.ceil": _exact("ceil"),
+    "math.fma": _exact("fma"),
+    "math.copysign": _exact("copysign"),
+    "math.absi": _absi,
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Eager ops
+# ----------------------------------------------------------------------------------------------
+
+
+def _program_id(self: _KernelLowering, op):
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][axis]
+    cls = gpu.BlockIdOp if op.name == "tile.program_id" else gpu.GridDimOp
+    self.scalars[op.results[0]] = arith.index_cast(ir.IntegerType.get_signless(32), cls(dim).result)
+
+
+def _segments(op):
+    return tile._segments(op, tile.SPECS[op.name[5:]])
+
+
+def _vector_groups(self, ptr: ir.Value, mask: ir.Value | None, layout: Blocked, elem_bytes: int) -> int:
+    """How many consecutive registers one access may cover (1 = scalar accesses)."""
+    if not isinstance(layout, Blocked):
+        return 1
+    fast = layout.order[0]
+    run = min(layout.size_per_thread[fast], layout.shape[fast])
+    info = self.axis.get(ptr)
+    width = min(
+        run, info.contiguity[fast], max(1, info.divisibility[fast] // elem_bytes), max(1, 16 // elem_bytes)
+    )
+    if mask is not None:
+        width = min(width, self.axis.get(mask).constancy[fast])
+    width = 1 << (max(1, width).bit_length() - 1)
+    return max(1, width)
+
+
+def _vector_type(elem, n):
+    return ir.VectorType.get([n], elem)
+
+
+def _load(self: _KernelLowering, op):
+    seg = _segments(op)
+    ptr = seg["ptr"][0]
+    mask = seg["mask"][0] if seg["mask"] else None
+    other = seg["other"][0] if seg["other"] else None
+    res_t = op.results[0].type
+    elem = _scalar_type(res_t)
+    volatile = "volatile" in op.attributes
+    if not tile.shape_of(res_t):
+        p = self.scalar(ptr)
+        self.scalars[op.results[0]] = self._masked_scalar_load(
+            p,
+            self.scalar(mask) if mask is not None else None,
+            self.scalar(other) if other is not None else None,
+            elem,
+            volatile,
+        )
+        return
+    layout = self.layout_for(tile.shape_of(res_t), elem)
+    ptrs = self.regs(ptr, layout)
+    masks = self.regs(mask, layout) if mask is not None else None
+    others = self.regs(other, layout) if other is not None else None
+    width = _vector_groups(self, ptr, mask, layout, _bytes(elem))
+    out = []
+    for start in range(0, len(ptrs), width):
+        group_others = others[start : start + width] if others is not None else None
+        m = masks[start] if masks is not None else None
+        out.extend(_vector_load(ptrs[start], m, group_others, elem, width, volatile))
+    self.set_natural(op.results[0], layout, out)
+
+
+def _zero(t):
+    if _is_float(t):
+        return arith.ConstantOp(t, 0.0).result
+    if str(t).startswith("!llvm.ptr"):
+        return llvm.ZeroOp(t).result
+    return arith.ConstantOp(t, 0).result
+
+
+def _vector_load(ptr, mask, others, elem, width, volatile) -> list[ir.Value]:
+    alignment = width * _bytes(elem)
+    vec_t = _vector_type(elem, width) if width > 1 else elem
+
+    def do_load():
+        return llvm.LoadOp(vec_t, ptr, alignment=alignment, volatile_=True if volatile else None).result
+
+    if mask is None:
+        value = do_load()
+    else:
+        branch = scf.IfOp(mask, [vec_t], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([do_load()])
+        with ir.InsertionPoint(branch.else_block):
+            if width == 1:
+                fallback = others[0] if others is not None else _zero(elem)
+            else:
+                fallback = llvm.UndefOp(vec_t).result if others is None else _pack(others, vec_t)
+                if others is None:
+                    fallback = _pack([_zero(elem)] * width, vec_t)
+            scf.YieldOp([fallback])
+        value = branch.results[0]
+    if width == 1:
+        return [value]
+    return [llvm.ExtractElementOp(value, _i32(i)).result for i in range(width)]
+
+
+def _pack(values, vec_t):
+    v = llvm.UndefOp(vec_t).result
+    for i, x in enumerate(values):
+        v = llvm.InsertElementOp(v, x, _i32(i)).result
+    return v
+
+
+def _masked_scalar_load(self, p, m, other, elem, volatile):
+    return _vector_load(p, m, [other] if other is not None else None, elem, 1, volatile)[0]
+
+
+_KernelLowering._masked_scalar_load = _masked_scalar_load
+
+
+def _store(self: _KernelLowering, op):
+    seg = _segments(op)
+    ptr, value = seg["ptr"][0], seg["value"][0]
+    mask = seg["mask"][0] if seg["mask"] else None
+    shape = tile.shape_of(ptr.type)
+    elem = _scalar_type(value.type)
+    if not shape:
+        _guarded(
+            self.scalar(mask) if mask is not None else None,
+            lambda: llvm.StoreOp(self.scalar(value), self.scalar(ptr)),
+        )
+        return
+    layout = self.layout_for(shape, elem)
+    ptrs, values = self.regs(ptr, layout), self.regs(value, layout)
+    masks = self.regs(mask, layout) if mask is not None else None
+    width = _vector_groups(self, ptr, mask, layout, _bytes(elem))
+    alignment = width * _bytes(elem)
+    for start in range(0, len(ptrs), width):
+        group = values[start : start + width]
+        m = masks[start] if masks is not None else None
+
+        def do_store(group=group, start=start):
+            v = group[0] if width == 1 else _pack(group, _vector_type(elem, width))
+            llvm.StoreOp(v, ptrs[start], alignment=alignment)
+
+        _guarded(m, do_store)
+
+
+def _guarded(cond, emit):
+    if cond is None:
+        emit()
+        return
+    branch = scf.IfOp(cond, [], has_else=False)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])
+
+
+_RMW = {
+    "add": "add",
+    "fadd": "fadd",
+    "max": "max",
+    "min": "min",
+    "umax": "umax",
+    "umin": "umin",
+    "and": "_and",
+    "or": "_or",
+    "xor": "_xor",
+    "xchg": "xchg",
+}
+
+
+def _ordering(op):
+    sem = ir.StringAttr(op.attributes["sem"]).value if "sem" in op.attributes else "acq_rel"
+    return {
+        "relaxed": llvm.AtomicOrdering.monotonic,
+        "acquire": llvm.AtomicOrdering.acquire,
+        "release": llvm.AtomicOrdering.release,
+        "acq_rel": llvm.AtomicOrdering.acq_rel,
+    }[sem]
+
+
+def _syncscope(op):
+    scope = ir.StringAttr(op.attributes["scope"]).value if "scope" in op.attributes else "gpu"
+    return {"gpu": "device", "cta": "block", "sys": None}.get(scope)
+
+
+def _atomic(self: _KernelLowering, op):
+    is_cas = op.name == "tile.atomic_cas"
+    if is_cas:
+        ptr, cmp, value = op.operands
+        mask = None
+    else:
+        seg = _segments(op)
+        ptr, value = seg["ptr"][0], seg["value"][0]
+        mask = seg["mask"][0] if seg["mask"] else None
+        cmp = None
+    elem = _scalar_type(value.type)
+    shape = tile.shape_of(ptr.type)
+    ordering = _ordering(op)
+    kind = None if is_cas else ir.StringAttr(op.attributes["kind"]).value
+
+    def one(p, v, c):
+        if is_cas:
+            pair = llvm.AtomicCmpXchgOp(p, c, v, ordering, llvm.AtomicOrdering.monotonic).result
+            return llvm.ExtractValueOp(elem, pair, [0]).result
+        name = _RMW[kind]
+        if _is_float(elem) and kind in ("max", "min"):
+            name = "fmax" if kind == "max" else "fmin"
+        return llvm.AtomicRMWOp(getattr(llvm.AtomicBinOp, name), p, v, ordering).result
+
+    def guarded_one(cond, p, v, c):
+        if cond is None:
+            return one(p, v, c)
+        branch = scf.IfOp(cond, [elem], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([one(p, v, c)])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([_zero(elem)])
+        return branch.results[0]
+
+    if not shape:
+        # One thread performs a scalar atomic; the old value reaches the others through shared memory.
+        first = arith.cmpi(arith.CmpIPredicate.eq, self.tid, _i32(0))
+        cond = first if mask is None else arith.andi(first, self.scalar(mask))
+        old = guarded_one(
+            cond, self.scalar(ptr), self.scalar(value), self.scalar(cmp) if cmp is not None else None
+        )
+        base = self.smem(_bytes(elem))
+        storage = self._store_elem_type(elem)
+        _guarded(first, lambda: llvm.StoreOp(old, self.smem_at(base, _i32(0), storage)))
+        gpu.BarrierOp()
+        result = llvm.LoadOp(storage, self.smem_at(base, _i32(0), storage)).result
+        gpu.BarrierOp()
+        self.scalars[op.results[0]] = result
+        return
+    layout = self.layout_for(shape, elem)
+    ptrs, values = self.regs(ptr, layout), self.regs(value, layout)
+    cmps = self.regs(cmp, layout) if cmp is not None else [None] * len(ptrs)
+    masks = self.regs(mask, layout) if mask is not None else [None] * len(ptrs)
+    primary = self.replica_predicate(layout)  # replicated threads must not repeat the atomic
+    out = []
+    for p, v, c, m in zip(ptrs, values, cmps, masks):
+        cond = m if primary is None else (primary if m is None else arith.andi(primary, m))
+        out.append(guarded_one(cond, p, v, c))
+    self.set_natural(op.results[0], layout, out)
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def _clone_combiner(block, lhs, rhs):
+    mapping = dict(zip(list(block.arguments), [*lhs, *rhs]))
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name == "gpu.yield":
+            return [mapping.get(v, v) for v in inner.operands]
+        clone = inner.clone()
+        for i, v in enumerate(list(clone.operands)):
+            if v in mapping:
+                clone.operands[i] = mapping[v]
+        for old, new in zip(inner.results, clone.results):
+            mapping[old] = new
+    raise PassError("combiner region without gpu.yield")
+
+
+def _shuffle_xor(v: ir.Value, offset: int, width: int) -> ir.Value:
+    """gpu.shuffle xor for any scalar type (it takes 32-bit values only)."""
+    t = v.type
+    i32 = ir.IntegerType.get_signless(32)
+    f32 = ir.F32Type.get()
+
+    def shfl(x):
+        return gpu.ShuffleOp(x, _i32(offset), _i32(width), gpu.ShuffleMode.XOR).results[0]
+
+    s = str(t)
+    if s in ("f32", "i32"):
+        return shfl(v)
+    if s in ("f16", "bf16"):
+        return arith.truncf(t, shfl(arith.extf(f32, v)))
+    if s in ("i1", "i8", "i16"):
+        return arith.trunci(t, shfl(arith.extui(i32, v)))
+    if s in ("i64", "f64"):
+        i64 = ir.IntegerType.get_signless(64)
+        bits = v if s == "i64" else arith.bitcast(i64, v)
+        lo = shfl(arith.trunci(i32, bits))
+        hi = shfl(arith.trunci(i32, arith.shrui(bits, arith.ConstantOp(i64, 32).result)))
+        joined = arith.ori(
+            arith.extui(i64, lo), arith.shli(arith.extui(i64, hi), arith.ConstantOp(i64, 32).result)
+        )
+        return joined if s == "i64" else arith.bitcast(t, joined)
+    if s.startswith("!llvm.ptr"):
+        i64 = ir.IntegerType.get_signless(64)
+        return llvm.IntToPtrOp(t, _shuffle_xor(llvm.PtrToIntOp(i64, v).result, offset, width)).result
+    raise PassError(f"cannot shuffle values of type {t}")
+
+
+def _reduce(self: _KernelLowering, op):
+    srcs = list(op.operands)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    shape = tile.shape_of(srcs[0].type)
+    block = op.regions[0].blocks[0]
+    layout = self.layout_for(shape, tile.element_of(srcs[0].type))
+    inputs = [self.regs(s, layout) for s in srcs]
+    out_layout = Slice.of(layout, axis)
+    # 1. in-thread: combine registers that differ only along the axis
+    groups: dict = {}
+    for i, static in enumerate(layout.registers):
+        key = static[:axis] + static[axis + 1 :]
+        vals = [regs[i] for regs in inputs]
+        groups[key] = vals if key not in groups else _clone_combiner(block, groups[key], vals)
+    keys = out_layout.registers
+    partial = [groups[k] for k in keys]
+    # 2. across lanes: butterfly over the lane bits that hold distinct elements along the axis
+    lanes = layout.distinct_lanes(axis)
+    stride = layout.lane_stride(axis)
+    step = 1
+    while step < lanes:
+        partial = [
+            _clone_combiner(block, vals, [_shuffle_xor(v, step * stride, self.warp_size) for v in vals])
+            for vals in partial
+        ]
+        step *= 2
+    # 3. across warps: through shared memory
+    warps = layout.distinct_warps(axis)
+    if warps > 1:
+        partial = _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, srcs)
+    if not out_layout.shape:
+        for r, v in zip(op.results, partial[0]):
+            self.scalars[r] = v
+        return
+    for k, r in enumerate(op.results):
+        self.set_natural(r, out_layout, [vals[k] for vals in partial])
+
+
+def _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, srcs):
+    out_shape = out_layout.shape or (1,)
+    numel = math.prod(out_shape)
+    elems = [_scalar_type(s.type) for s in srcs]
+    storages = [
+        self._store_elem_type(e) if not str(e).startswith("!llvm.ptr") else ir.IntegerType.get_signless(64)
+        for e in elems
+    ]
+    offsets, total = [], 0
+    for st in storages:
+        offsets.append(total)
+        total += numel * warps * _bytes(st)
+    base = self.smem(total)
+    warp_axis = arith.remui(
+        arith.divui(self.warp, _i32(layout.warp_stride(axis))), _i32(layout.warps_per_cta[axis])
+    )
+    warp_axis = arith.remui(warp_axis, _i32(warps))
+    coords = self.coords(out_layout) if out_layout.shape else [[] for _ in partial]
+    gpu.BarrierOp()
+    for vals, coord in zip(partial, coords):
+        lin = self._linear(coord, out_shape) if coord else _i32(0)
+        slot = arith.addi(arith.muli(lin, _i32(warps)), warp_axis)
+        for v, e, st, off in zip(vals, elems, storages, offsets):
+            region = llvm.GEPOp(
+                _sptr(), base, [], [off], ir.TypeAttr.get(ir.IntegerType.get_signless(8)), 0
+            ).result
+            llvm.StoreOp(self._to_storage(v, e, st), self.smem_at(region, slot, st))
+    gpu.BarrierOp()
+    result = []
+    for coord in coords:
+        lin = self._linear(coord, out_shape) if coord else _i32(0)
+        acc = None
+        for w in range(warps):
+            slot = arith.addi(arith.muli(lin, _i32(warps)), _i32(w))
+            vals = []
+            for e, st, off in zip(elems, storages, offsets):
+                region = llvm.GEPOp(
+                    _sptr(), base, [], [off], ir.TypeAttr.get(ir.IntegerType.get_signless(8)), 0
+                ).result
+                vals.append(self._from_storage(llvm.LoadOp(st, self.smem_at(region, slot, st)).result, e, st))
+            acc = vals if acc is None else _clone_combiner(block, acc, vals)
+        result.append(acc)
+    gpu.BarrierOp()
+    return result
+
+
+# -- structured control flow ------------------------------------------------------------------
+
+
+def _flatten(self, values, layouts):
+    out = []
+    for v, layout in zip(values, layouts):
+        out.extend(self.regs(v, layout) if layout is not None else [self.scalar(v)])
+    return out
+
+
+def _carried_layouts(self, values):
+    return [
+        self.layout_for(tile.shape_of(v.type), tile.element_of(v.type)) if tile.shape_of(v.type) else None
+        for v in values
+    ]
+
+
+def _bind(self, olds, layouts, news):
+    it = iter(news)
+    for old, layout in zip(olds, layouts):
+        if layout is None:
+            self.scalars[old] = next(it)
+        else:
+            self.set_natural(old, layout, [next(it) for _ in layout.registers])
+
+
+def _types(self, olds, layouts):
+    out = []
+    for old, layout in zip(olds, layouts):
+        t = _scalar_type(old.type)
+        out.extend([t] * (len(layout.registers) if layout is not None else 1))
+    return out
+
+
+def _for(self: _KernelLowering, op):
+    lb, ub, step = (self.scalar(v) for v in list(op.operands)[:3])
+    inits = list(op.operands)[3:]
+    layouts = _carried_layouts(self, inits)
+    flat = _flatten(self, inits, layouts)
+    loop = scf.ForOp(lb, ub, step, flat)
+    body = op.regions[0].blocks[0]
+    with ir.InsertionPoint(loop.body):
+        self.scalars[body.arguments[0]] = loop.induction_variable
+        _bind(self, list(body.arguments)[1:], layouts, list(loop.inner_iter_args))
+        self._anchor(list(body.arguments))
+        self.lower_block_ops(body)
+        yielded = list(list(body.operations)[-1].operands)
+        scf.YieldOp(_flatten(self, yielded, layouts))
+    _bind(self, list(op.results), layouts, list(loop.results))
+
+
+def _lower_block_ops(self, block):
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name in ("scf.yield", "scf.condition"):
+            continue
+        self.lower_op(inner)
+
+
+_KernelLowering.lower_block_ops = _lower_block_ops
+
+
+def _if(self: _KernelLowering, op):
+    cond = self.scalar(op.operands[0])
+    layouts = _carried_layouts(self, list(op.results))
+    types = _types(self, list(op.results), layouts)
+    has_else = len(op.regions[1].blocks) > 0
+    branch = scf.IfOp(cond, types, has_else=has_else or bool(types))
+    for region, new_block in (
+        (op.regions[0], branch.then_block),
+        (op.regions[1], branch.else_block if has_else else None),
+    ):
+        if new_block is None:
+            continue
+        old_block = region.blocks[0]
+        with ir.InsertionPoint(new_block):
+            self.lower_block_ops(old_block)
+            yielded = list(list(old_block.operations)[-1].operands)
+            scf.YieldOp(_flatten(self, yielded, layouts))
+    _bind(self, list(op.results), layouts, list(branch.results))
+
+
+def _while(self: _KernelLowering, op):
+    inits = list(op.operands)
+    layouts = _carried_layouts(self, inits)
+    types = _types(self, inits, layouts)
+    result_layouts = _carried_layouts(self, list(op.results))
+    loop = scf.WhileOp(_types(self, list(op.results), result_layouts), _flatten(self, inits, layouts))
+    before_old, after_old = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    before = loop.before.blocks.append(*types)
+    after = loop.after.blocks.append(*_types(self, list(after_old.arguments), result_layouts))
+    with ir.InsertionPoint(before):
+        _bind(self, list(before_old.arguments), layouts, list(before.arguments))
+        self._anchor(list(before_old.arguments))
+        self.lower_block_ops(before_old)
+        cond_op = list(before_old.operations)[-1]
+        scf.ConditionOp(
+            self.scalar(cond_op.operands[0]), _flatten(self, list(cond_op.operands)[1:], result_layouts)
+        )
+    with ir.InsertionPoint(after):
+        _bind(self, list(after_old.arguments), result_layouts, list(after.arguments))
+        self._anchor(list(after_old.arguments))
+        self.lower_block_ops(after_old)
+        yielded = list(list(after_old.operations)[-1].operands)
+        scf.YieldOp(_flatten(self, yielded, layouts))
+    _bind(self, list(op.results), result_layouts, list(loop.results))
+
+
+def _via_shared(self: _KernelLowering, op):
+    """reshape / trans: write in the source layout, read back by the mapped coordinates."""
+    src = op.operands[0]
+    src_shape, dst_shape = tile.shape_of(src.type), tile.shape_of(op.results[0].type)
+    elem = _scalar_type(src.type)
+    storage = (
+        self._store_elem_type(elem)
+        if not str(elem).startswith("!llvm.ptr")
+        else ir.IntegerType.get_signless(64)
+    )
+    src_layout = self.layout_for(src_shape, tile.element_of(src.type))
+    dst_layout = self.layout_for(dst_shape, tile.element_of(src.type))
+    regs = self.regs(src, src_layout)
+    base = self.smem(math.prod(src_shape) * _bytes(storage))
+    gpu.BarrierOp()
+    for r, coord in zip(regs, self.coords(src_layout)):
+        llvm.StoreOp(
+            self._to_storage(r, elem, storage), self.smem_at(base, self._linear(coord, src_shape), storage)
+        )
+    gpu.BarrierOp()
+    out = []
+    order = list(ir.DenseI32ArrayAttr(op.attributes["order"])) if op.name == "tile.trans" else None
+    for coord in self.coords(dst_layout):
+        if order is not None:  # result dim i is source dim order[i]
+            src_coord = [None] * len(coord)
+            for i, o in enumerate(order):
+                src_coord[o] = coord[i]
+            index = self._linear(src_coord, src_shape)
+        else:  # reshape keeps the row-major linear index
+            index = self._linear(coord, dst_shape)
+        v = llvm.LoadOp(storage, self.smem_at(base, index, storage)).result
+        out.append(self._from_storage(v, elem, storage))
+    gpu.BarrierOp()
+    self.set_natural(op.results[0], dst_layout, out)
+
+
+def _unsupported(what):
+    def handler(self, op):
+        raise PassError(f"{what} is not supported by the GPU lowering yet", op)
+
+    return handler
+
+
+_EAGER = {
+    "tile.program_id": _program_id,
+    "tile.num_programs": _program_id,
+    "tile.load": _load,
+    "tile.store": _store,
+    "tile.atomic_rmw": _atomic,
+    "tile.atomic_cas": _atomic,
+    "tile.reduce": _reduce,
+    "tile.reshape": _via_shared,
+    "tile.trans": _via_shared,
+    "scf.for": _for,
+    "scf.if": _if,
+    "scf.while": _while,
+    "tile.scan": _unsupported("tl.cumsum / tl.associative_scan"),
+    "tile.dot": _unsupported("tl.dot (matrix units arrive with the tl.dot work)"),
+    "tile.print": _unsupported("tl.device_print"),
+    "tile.assert": _unsupported("tl.device_assert"),
+}

@@ -1,0 +1,159 @@
+"""Blocked and slice layouts: which thread holds which tensor element, and in which register.
+
+A blocked layout (Triton's) splits each dimension d into `size_per_thread[d]` consecutive elements
+per thread, `threads_per_warp[d]` lanes and `warps_per_cta[d]` warps, repeating when the tensor is
+larger than that tile. `order` lists dimensions fastest first. A thread's element along d is
+`(base_d + static_d(r)) mod shape_d`: `base_d` depends only on the thread id (computed once per kernel),
+`static_d(r)` only on the register r — so addresses are a base plus constants.
+
+A slice layout is a blocked parent with one dimension removed (what a reduction leaves behind):
+threads that differed only along that dimension hold the same values.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Blocked:
+    shape: tuple[int, ...]
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]  # fastest dimension first
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def tile(self, d: int) -> int:
+        return self.size_per_thread[d] * self.threads_per_warp[d] * self.warps_per_cta[d]
+
+    def elems(self, d: int) -> int:
+        """Elements one thread holds along d."""
+        spt = min(self.size_per_thread[d], self.shape[d])
+        return spt * max(1, self.shape[d] // self.tile(d))
+
+    def wraps(self, d: int) -> bool:
+        """True when the thread tile exceeds the shape along d (threads then hold replicas)."""
+        return self.tile(d) > self.shape[d]
+
+    @cached_property
+    def registers(self) -> list[tuple[int, ...]]:
+        """Per register, its static offset along every dimension (fastest dimension varies fastest)."""
+        ranges = [None] * self.rank
+        for d in range(self.rank):
+            spt = min(self.size_per_thread[d], self.shape[d])
+            ranges[d] = [(k // spt) * self.tile(d) + k % spt for k in range(self.elems(d))]
+        slow_to_fast = list(reversed(self.order))
+        out = []
+        for combo in itertools.product(*[ranges[d] for d in slow_to_fast]):
+            static = [0] * self.rank
+            for d, v in zip(slow_to_fast, combo):
+                static[d] = v
+            out.append(tuple(static))
+        return out
+
+    def with_shape(self, shape) -> Blocked:
+        return Blocked(
+            tuple(shape), self.size_per_thread, self.threads_per_warp, self.warps_per_cta, self.order
+        )
+
+    def distinct_lanes(self, d: int) -> int:
+        spt = self.size_per_thread[d]
+        return max(1, min(self.threads_per_warp[d], -(-self.shape[d] // spt)))
+
+    def distinct_warps(self, d: int) -> int:
+        per_warp = self.size_per_thread[d] * self.threads_per_warp[d]
+        return max(1, min(self.warps_per_cta[d], -(-self.shape[d] // per_warp)))
+
+    def lane_stride(self, d: int) -> int:
+        """How much the lane id grows per step of the lane coordinate along d."""
+        stride = 1
+        for o in self.order:
+            if o == d:
+                return stride
+            stride *= self.threads_per_warp[o]
+        raise ValueError(d)
+
+    def warp_stride(self, d: int) -> int:
+        stride = 1
+        for o in self.order:
+            if o == d:
+                return stride
+            stride *= self.warps_per_cta[o]
+        raise ValueError(d)
+
+    def __str__(self):
+        return (
+            f"#blocked<shape={list(self.shape)}, spt={list(self.size_per_thread)}, "
+            f"tpw={list(self.threads_per_warp)}, wpc={list(self.warps_per_cta)}, order={list(self.order)}>"
+        )
+
+
+@dataclass(frozen=True)
+class Slice:
+    """`parent` with dimension `dim` removed; parent.shape[dim] is always 1 (canonical form)."""
+
+    parent: Blocked
+    dim: int
+
+    @staticmethod
+    def of(parent: Blocked, dim: int) -> Slice:
+        shape = list(parent.shape)
+        shape[dim] = 1
+        return Slice(parent.with_shape(shape), dim)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(s for d, s in enumerate(self.parent.shape) if d != self.dim)
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    @cached_property
+    def registers(self) -> list[tuple[int, ...]]:
+        return [tuple(s for d, s in enumerate(r) if d != self.dim) for r in self.parent.registers]
+
+    def with_shape(self, shape) -> Slice:
+        full = list(shape)
+        full.insert(self.dim, 1)
+        return Slice(self.parent.with_shape(full), self.dim)
+
+    def parent_dim(self, d: int) -> int:
+        return d if d < self.dim else d + 1
+
+    def __str__(self):
+        return f"#slice<dim={self.dim}, parent={self.parent}>"
+
+
+def default_blocked(shape, num_warps: int, warp_size: int, vector: int) -> Blocked:
+    """A coalesced layout for `shape`: `vector` consecutive elements per thread along the last dim,
+    lanes then warps spread from the last dimension (lanes) and the first (warps)."""
+    rank = len(shape)
+    order = tuple(range(rank - 1, -1, -1))
+    threads = num_warps * warp_size
+    numel = 1
+    for s in shape:
+        numel *= s
+    spt = [1] * rank
+    spt[-1] = max(1, min(vector, shape[-1], max(1, numel // threads)))
+    tpw = [1] * rank
+    lanes = warp_size
+    for d in order:  # fastest dimension first
+        take = min(lanes, max(1, shape[d] // spt[d]))
+        tpw[d] = take
+        lanes //= take
+    tpw[order[0]] *= lanes  # leftover lanes replicate along the fastest dimension
+    wpc = [1] * rank
+    warps = num_warps
+    for d in range(rank):  # slowest dimension first
+        take = min(warps, max(1, shape[d] // (spt[d] * tpw[d])))
+        wpc[d] = take
+        warps //= take
+    wpc[0] *= warps
+    return Blocked(tuple(shape), tuple(spt), tuple(tpw), tuple(wpc), order)

@@ -1,0 +1,120 @@
+"""The NVIDIA target: tile IR -> per-thread gpu code -> NVVM/LLVM -> PTX -> cubin.
+
+Stages (the names of `compiled.asm` and TILEC_DUMP_IR):
+    tile   the frontend's tile IR
+    gpu    after convert-tile-to-gpu: one gpu.func per kernel, layouts resolved to per-thread values
+    llvm   the gpu.module in the NVVM/LLVM dialects
+    ptx    PTX text from gpu-module-to-binary{format=isa}
+    cubin  ptxas output when ptxas is found (otherwise the driver JIT-compiles the PTX)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    pipeline: str
+
+
+def features(arch: str) -> str:
+    return "+ptx80"
+
+
+def stages(arch: str, num_warps: int) -> list[Stage]:
+    """The NVIDIA pipeline, readable as a list."""
+    return [
+        Stage(
+            "gpu",
+            f"tile-canonicalize,convert-tile-to-gpu{{num-warps={num_warps} warp-size=32}},canonicalize,cse",
+        ),
+        Stage(
+            "llvm",
+            f"nvvm-attach-target{{chip={arch} features={features(arch)} O=3}},"
+            "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
+            "reconcile-unrealized-casts)",
+        ),
+        Stage("ptx", "gpu-module-to-binary{format=isa}"),
+    ]
+
+
+def _fail(kernel_name: str, stage: str, e: StepFailed):
+    from tilec.python.errors import CompilationError
+
+    d = e.diagnostics[0] if e.diagnostics else None
+    file = d.file if d is not None and d.file else kernel_name
+    line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
+    msg = d.message if d is not None else str(e)
+    return CompilationError(file, line, col, f"NVIDIA stage '{stage}' failed in {e.step.name}: {msg}")
+
+
+def lower(module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict) -> str:
+    """Runs the stages in place; returns the PTX."""
+    for stage in stages(arch, num_warps):
+        try:
+            run_pipeline(module, parse_pipeline(stage.pipeline))
+        except StepFailed as e:
+            raise _fail(kernel_name, stage.name, e) from None
+        if stage.name == "ptx":
+            asm["ptx"] = _ptx_of(module)
+        else:
+            asm[stage.name] = module.operation.get_asm(enable_debug_info=False)
+        if os.environ.get("TILEC_DUMP_IR"):
+            print(f"// -----// tilec {kernel_name} after stage {stage.name} //----- //\n{asm[stage.name]}")
+    return asm["ptx"]
+
+
+def _ptx_of(module: ir.Module) -> str:
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "gpu.binary":
+            objects = ir.ArrayAttr(op.attributes["objects"])
+            from mlir.dialects import gpu
+
+            return gpu.ObjectAttr(objects[0]).object.decode()
+    raise RuntimeError("gpu-module-to-binary produced no gpu.binary")
+
+
+def find_ptxas() -> str | None:
+    for candidate in (os.environ.get("TILEC_PTXAS"), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def assemble(ptx: str, arch: str) -> bytes | None:
+    """cubin from ptxas, or None when ptxas is not installed (the driver then JITs the PTX)."""
+    ptxas = find_ptxas()
+    if ptxas is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([ptxas, f"-arch={arch}", "-O3", src, "-o", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"ptxas failed for {arch}:\n{r.stderr}")
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def compile(kernel, module: ir.Module) -> None:
+    arch = kernel.target
+    ptx = lower(module, kernel.name, arch, kernel.options.num_warps, kernel.asm)
+    cubin = assemble(ptx, arch) if os.environ.get("TILEC_NO_PTXAS") is None else None
+    if cubin is not None:
+        kernel.asm["cubin"] = cubin
+    kernel.metadata.update({"num_warps": kernel.options.num_warps, "threads": kernel.options.num_warps * 32})
+    from . import runtime
+
+    kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
