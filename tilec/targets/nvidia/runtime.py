@@ -74,7 +74,7 @@ def _stream_of(value, index: int) -> int:
     if module.startswith("torch"):
         import torch
 
-        return torch.cuda.current_stream(index).cuda_stream
+        return torch._C._cuda_getCurrentRawStream(index)
     if module.startswith("cupy"):
         import cupy
 
@@ -105,6 +105,8 @@ class Launcher:
 
     def function(self, index: int):
         fn = self.functions.get(index)
+        if fn is not None:
+            return fn[1]
         if fn is None:
             _ensure_context(index)
             module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
@@ -119,13 +121,18 @@ class Launcher:
         device, stream_source = 0, None
         values = list(args)
         for i in self.pointer_slots:
-            info = arrays.describe(values[i])
+            v = values[i]
+            if getattr(v, "is_cuda", False):  # torch tensors: the fast, common case
+                values[i] = v.data_ptr()
+                device, stream_source = v.get_device(), v
+                continue
+            info = arrays.describe(v)
             if info is None or info.device != "cuda":
                 raise TypeError(
-                    f"{self.name}: argument {self.kernel.arg_names[i]} must be a GPU array, got {type(values[i]).__name__}"
+                    f"{self.name}: argument {self.kernel.arg_names[i]} must be a GPU array, got {type(v).__name__}"
                 )
             values[i] = info.address
-            device, stream_source = info.device_index, args[i]
+            device, stream_source = info.device_index, v
         if grid[0] * grid[1] * grid[2] == 0:
             return
         fn = self.function(device)
