@@ -373,12 +373,12 @@ def sigmoid(x) -> tensor:
 
 @builtin
 def div_rn(x, y) -> tensor:
-    return semantic.truediv(x, y)
+    return semantic.truediv(x, y, precise=True)
 
 
 @builtin
 def fdiv(x, y, ieee_rounding=False) -> tensor:
-    return semantic.truediv(x, y)
+    return semantic.truediv(x, y, precise=bool(ieee_rounding))
 
 
 @builtin

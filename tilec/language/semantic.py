@@ -310,7 +310,9 @@ def mul(a, b) -> tensor:
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 
-def truediv(a, b) -> tensor:
+def truediv(a, b, precise: bool = False) -> tensor:
+    """`/`. As in Triton, an f32 `/` may be computed to about 2 ulp (the GPUs' fast division, marked
+    `afn`); `tl.div_rn` (precise=True) is the correctly rounded division."""
     at = a.dtype if isinstance(a, tensor) else python_scalar_dtype(a)
     bt = b.dtype if isinstance(b, tensor) else python_scalar_dtype(b)
     if at.is_int() and bt.is_int():  # int / int is a float division, as in Python and Triton
@@ -318,7 +320,8 @@ def truediv(a, b) -> tensor:
     a, b, t = _operands(a, b, div_or_mod=True)
     if not t.is_floating():
         a, b, t = cast(a, core.float32), cast(b, core.float32), core.float32
-    return tensor(arith.divf(a.handle, b.handle), t, a.shape)
+    fast = ir.Attribute.parse("#arith.fastmath<afn>") if t.is_fp32() and not precise else None
+    return tensor(arith.divf(a.handle, b.handle, fastmath=fast), t, a.shape)
 
 
 def floordiv(a, b) -> tensor:
