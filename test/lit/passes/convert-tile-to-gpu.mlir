@@ -1,0 +1,61 @@
+// RUN: tilec-opt %s --split-input-file -p 'convert-tile-to-gpu{num-warps=4}' | FileCheck %s
+// RUN: tilec-opt %s --split-input-file -p 'convert-tile-to-gpu{num-warps=4 vendor=amd warp-size=64}' | FileCheck %s --check-prefix=AMD
+
+// A masked copy: 1024 f32 over 128 threads, 4 contiguous elements per thread and access, one mask
+// bit per vector (n is divisible by 16).
+// CHECK: gpu.module @tilec_kernels
+// CHECK: gpu.func @copy(%arg0: !llvm.ptr<1> {llvm.align = 16 : i64}, %arg1: !llvm.ptr<1> {llvm.align = 16 : i64}, %arg2: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: gpu.thread_id x
+// CHECK: gpu.block_id x
+// CHECK: scf.if %{{.*}} -> (vector<4xf32>)
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: tile.
+// AMD: known_block_size = array<i32: 256, 1, 1>
+func.func @copy(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %dst: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+  %c = arith.constant 1024 : i32
+  %base = arith.muli %pid, %c : i32
+  %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32>
+  %b = "tile.splat"(%base) : (i32) -> tensor<1024xi32>
+  %offs = arith.addi %b, %r : tensor<1024xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %p = "tile.addptr"(%ps, %offs) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %v = "tile.load"(%p, %mask) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+  %qs = "tile.splat"(%dst) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %q = "tile.addptr"(%qs, %offs) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  "tile.store"(%q, %v, %mask) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+  return
+}
+
+// -----
+
+// A sum over 1024 elements and 4 warps: in-thread adds, five butterfly shuffles, then the warps'
+// partials through shared memory between barriers. exp goes through the hardware's exp2.
+// CHECK: llvm.mlir.global internal @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64
+// CHECK-LABEL: gpu.func @total
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// AMD-LABEL: gpu.func @total
+// AMD: llvm.call_intrinsic "llvm.amdgcn.exp2.f32"
+func.func @total(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %p = "tile.addptr"(%ps, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  %s = "tile.reduce"(%v) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    gpu.yield %c : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<1024xf32>) -> f32
+  %e = math.exp %s : f32
+  "tile.store"(%out, %e) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.ptr<f32>, f32) -> ()
+  return
+}
