@@ -368,6 +368,16 @@ class _KernelLowering:
         return out
 
     # -- shared memory ------------------------------------------------------------------------
+    # Eager users of shared memory (reductions, reshapes) skip the barrier before their writes when
+    # nothing was read from shared memory since the last barrier (in program order; control flow and
+    # layout conversions, which may be placed earlier than they are built, keep both barriers).
+    smem_dirty = False
+
+    def smem_write_fence(self):
+        if self.smem_dirty:
+            gpu.BarrierOp()
+        self.smem_dirty = False
+
     def smem(self, nbytes: int) -> ir.Value:
         self.smem_bytes = max(self.smem_bytes, nbytes)
         return llvm.AddressOfOp(_sptr(), SMEM).result
@@ -891,10 +901,11 @@ def _atomic(self: _KernelLowering, op):
         )
         base = self.smem(_bytes(elem))
         storage = self._store_elem_type(elem)
+        self.smem_write_fence()
         _guarded(first, lambda: llvm.StoreOp(old, self.smem_at(base, _i32(0), storage)))
         gpu.BarrierOp()
         result = llvm.LoadOp(storage, self.smem_at(base, _i32(0), storage)).result
-        gpu.BarrierOp()
+        self.smem_dirty = True
         self.scalars[op.results[0]] = result
         return
     layout = self.layout_for(shape, elem)
@@ -1014,7 +1025,7 @@ def _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, 
     )
     warp_axis = arith.remui(warp_axis, _i32(warps))
     coords = self.coords(out_layout) if out_layout.shape else [[] for _ in partial]
-    gpu.BarrierOp()
+    self.smem_write_fence()
     for vals, coord in zip(partial, coords):
         lin = self._linear(coord, out_shape) if coord else _i32(0)
         slot = arith.addi(arith.muli(lin, _i32(warps)), warp_axis)
@@ -1038,7 +1049,7 @@ def _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, 
                 vals.append(self._from_storage(llvm.LoadOp(st, self.smem_at(region, slot, st)).result, e, st))
             acc = vals if acc is None else _clone_combiner(block, acc, vals)
         result.append(acc)
-    gpu.BarrierOp()
+    self.smem_dirty = True
     return result
 
 
@@ -1077,6 +1088,7 @@ def _types(self, olds, layouts):
 
 
 def _for(self: _KernelLowering, op):
+    self.smem_dirty = True
     lb, ub, step = (self.scalar(v) for v in list(op.operands)[:3])
     inits = list(op.operands)[3:]
     layouts = _carried_layouts(self, inits)
@@ -1084,12 +1096,14 @@ def _for(self: _KernelLowering, op):
     loop = scf.ForOp(lb, ub, step, flat)
     body = op.regions[0].blocks[0]
     with ir.InsertionPoint(loop.body):
+        self.smem_dirty = True
         self.scalars[body.arguments[0]] = loop.induction_variable
         _bind(self, list(body.arguments)[1:], layouts, list(loop.inner_iter_args))
         self._anchor(list(body.arguments))
         self.lower_block_ops(body)
         yielded = list(list(body.operations)[-1].operands)
         scf.YieldOp(_flatten(self, yielded, layouts))
+    self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
 
 
@@ -1105,6 +1119,7 @@ _KernelLowering.lower_block_ops = _lower_block_ops
 
 
 def _if(self: _KernelLowering, op):
+    self.smem_dirty = True
     cond = self.scalar(op.operands[0])
     layouts = _carried_layouts(self, list(op.results))
     types = _types(self, list(op.results), layouts)
@@ -1118,13 +1133,16 @@ def _if(self: _KernelLowering, op):
             continue
         old_block = region.blocks[0]
         with ir.InsertionPoint(new_block):
+            self.smem_dirty = True
             self.lower_block_ops(old_block)
             yielded = list(list(old_block.operations)[-1].operands)
             scf.YieldOp(_flatten(self, yielded, layouts))
+    self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(branch.results))
 
 
 def _while(self: _KernelLowering, op):
+    self.smem_dirty = True
     inits = list(op.operands)
     layouts = _carried_layouts(self, inits)
     types = _types(self, inits, layouts)
@@ -1134,6 +1152,7 @@ def _while(self: _KernelLowering, op):
     before = loop.before.blocks.append(*types)
     after = loop.after.blocks.append(*_types(self, list(after_old.arguments), result_layouts))
     with ir.InsertionPoint(before):
+        self.smem_dirty = True
         _bind(self, list(before_old.arguments), layouts, list(before.arguments))
         self._anchor(list(before_old.arguments))
         self.lower_block_ops(before_old)
@@ -1142,11 +1161,13 @@ def _while(self: _KernelLowering, op):
             self.scalar(cond_op.operands[0]), _flatten(self, list(cond_op.operands)[1:], result_layouts)
         )
     with ir.InsertionPoint(after):
+        self.smem_dirty = True
         _bind(self, list(after_old.arguments), result_layouts, list(after.arguments))
         self._anchor(list(after_old.arguments))
         self.lower_block_ops(after_old)
         yielded = list(list(after_old.operations)[-1].operands)
         scf.YieldOp(_flatten(self, yielded, layouts))
+    self.smem_dirty = True
     _bind(self, list(op.results), result_layouts, list(loop.results))
 
 
@@ -1164,7 +1185,7 @@ def _via_shared(self: _KernelLowering, op):
     dst_layout = self.layout_for(dst_shape, tile.element_of(src.type))
     regs = self.regs(src, src_layout)
     base = self.smem(math.prod(src_shape) * _bytes(storage))
-    gpu.BarrierOp()
+    self.smem_write_fence()
     for r, coord in zip(regs, self.coords(src_layout)):
         llvm.StoreOp(
             self._to_storage(r, elem, storage), self.smem_at(base, self._linear(coord, src_shape), storage)
@@ -1182,7 +1203,7 @@ def _via_shared(self: _KernelLowering, op):
             index = self._linear(coord, dst_shape)
         v = llvm.LoadOp(storage, self.smem_at(base, index, storage)).result
         out.append(self._from_storage(v, elem, storage))
-    gpu.BarrierOp()
+    self.smem_dirty = True
     self.set_natural(op.results[0], dst_layout, out)
 
 
