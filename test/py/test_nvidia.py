@@ -8,14 +8,10 @@ import pytest
 from suite import CASES, check
 
 import tilec
+import tilec.language as tl
 
 # Features the GPU lowering does not cover yet: compiling them must fail with a clear message.
-UNSUPPORTED = {
-    "cumsum_int": "tl.cumsum / tl.associative_scan",
-    "associative_scan_max": "tl.cumsum / tl.associative_scan",
-    "dot_fp32_masked_k_tail": "tl.dot",
-    "dot_fp16": "tl.dot",
-}
+UNSUPPORTED: dict = {}
 
 
 def _compile_case(case, arch, monkeypatch):
@@ -94,3 +90,16 @@ def test_suite_on_gpu(case, monkeypatch):
     monkeypatch.delenv("TILEC_INTERPRET", raising=False)
     monkeypatch.delenv("TILEC_TARGET", raising=False)
     check(case.run(torch_launcher(), np.random.default_rng(0)), case.name)
+
+
+@tilec.jit
+def prints(x_ptr):
+    tl.device_print("x: ", tl.load(x_ptr))
+
+
+def test_unsupported_gpu_feature_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    with pytest.raises(
+        tilec.CompilationError, match=r"test_nvidia.py:\d+:\d+: .*tl.device_print is not supported"
+    ):
+        tilec.compile(prints, signature="*fp32", target="sm_90a")

@@ -392,15 +392,15 @@ class _KernelLowering:
         return idx
 
     def _store_elem_type(self, t: ir.Type) -> ir.Type:
+        """How a value of type t sits in shared memory: i1 as i8, pointers as i64."""
+        if str(t).startswith("!llvm.ptr"):
+            return ir.IntegerType.get_signless(64)
         return ir.IntegerType.get_signless(8) if str(t) == "i1" else t
 
     def convert(self, regs, src_layout, dst_layout, tensor_type) -> list[ir.Value]:
         """Moves a tensor between layouts through shared memory."""
         elem = _scalar_type(tensor_type)
-        if str(elem).startswith("!llvm.ptr"):
-            elem_store = ir.IntegerType.get_signless(64)
-        else:
-            elem_store = self._store_elem_type(elem)
+        elem_store = self._store_elem_type(elem)
         shape = tile.shape_of(tensor_type)
         numel = math.prod(shape)
         base = self.smem(numel * _bytes(elem_store))
@@ -1011,10 +1011,7 @@ def _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, 
     out_shape = out_layout.shape or (1,)
     numel = math.prod(out_shape)
     elems = [_scalar_type(s.type) for s in srcs]
-    storages = [
-        self._store_elem_type(e) if not str(e).startswith("!llvm.ptr") else ir.IntegerType.get_signless(64)
-        for e in elems
-    ]
+    storages = [self._store_elem_type(e) for e in elems]
     offsets, total = [], 0
     for st in storages:
         offsets.append(total)
@@ -1207,6 +1204,108 @@ def _via_shared(self: _KernelLowering, op):
     self.set_natural(op.results[0], dst_layout, out)
 
 
+def _stage_in_smem(self, values_by_src, layouts, shapes, elems):
+    """Writes whole tensors to shared memory (one region each); returns (region bases, storage types)."""
+    storages = [self._store_elem_type(e) for e in elems]
+    offsets, total = [], 0
+    for st, shape in zip(storages, shapes):
+        offsets.append(total)
+        total += -(-math.prod(shape) * _bytes(st) // 16) * 16
+    base = self.smem(total)
+    self.smem_write_fence()
+    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    regions = [llvm.GEPOp(_sptr(), base, [], [off], i8, 0).result for off in offsets]
+    for regs, layout, shape, e, st, region in zip(values_by_src, layouts, shapes, elems, storages, regions):
+        for r, coord in zip(regs, self.coords(layout)):
+            llvm.StoreOp(self._to_storage(r, e, st), self.smem_at(region, self._linear(coord, shape), st))
+    gpu.BarrierOp()
+    return regions, storages
+
+
+def _scan(self: _KernelLowering, op):
+    """Inclusive scan through shared memory: each element combines its prefix (simple, O(n) per element)."""
+    srcs = list(op.operands)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    reverse = "reverse" in op.attributes
+    shape = tile.shape_of(srcs[0].type)
+    n = shape[axis]
+    block = op.regions[0].blocks[0]
+    layout = self.layout_for(shape, tile.element_of(srcs[0].type))
+    elems = [_scalar_type(x.type) for x in srcs]
+    inputs = [self.regs(x, layout) for x in srcs]
+    regions, storages = _stage_in_smem(self, inputs, [layout] * len(srcs), [shape] * len(srcs), elems)
+
+    def load_at(coord, k):
+        c = list(coord)
+        c[axis] = k
+        index = self._linear(c, shape)
+        return [
+            self._from_storage(llvm.LoadOp(st, self.smem_at(rg, index, st)).result, e, st)
+            for rg, st, e in zip(regions, storages, elems)
+        ]
+
+    outs = [[] for _ in srcs]
+    for coord in self.coords(layout):
+        j = coord[axis]
+        first = _i32(n - 1) if reverse else _i32(0)
+        acc = load_at(coord, first)
+        count = arith.subi(_i32(n - 1), j) if reverse else j  # further elements to combine
+        loop = scf.ForOp(_i32(0), count, _i32(1), acc)
+        with ir.InsertionPoint(loop.body):
+            t = loop.induction_variable
+            k = arith.subi(_i32(n - 2), t) if reverse else arith.addi(t, _i32(1))
+            scf.YieldOp(_clone_combiner(block, list(loop.inner_iter_args), load_at(coord, k)))
+        for out, v in zip(outs, loop.results):
+            out.append(v)
+    self.smem_dirty = True
+    for r, regs in zip(op.results, outs):
+        self.set_natural(r, layout, regs)
+
+
+def _dot(self: _KernelLowering, op):
+    """a @ b + acc through shared memory with FMAs (correct for every type; the matrix-unit lowering
+    for tl.dot is separate work)."""
+    a, b, acc = op.operands
+    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
+    a_layout = self.layout_for([m, k], tile.element_of(a.type))
+    b_layout = self.layout_for([k, n], tile.element_of(b.type))
+    out_layout = self.layout_for([m, n], tile.element_of(acc.type))
+    acc_regs = self.regs(acc, out_layout)
+    elems = [_scalar_type(a.type), _scalar_type(b.type)]
+    (ra, rb), (sa, sb) = _stage_in_smem(
+        self, [self.regs(a, a_layout), self.regs(b, b_layout)], [a_layout, b_layout], [[m, k], [k, n]], elems
+    )
+    out_t = _scalar_type(acc.type)
+    result = []
+    for coord, init in zip(self.coords(out_layout), acc_regs):
+        row, col = coord
+        loop = scf.ForOp(_i32(0), _i32(k), _i32(1), [init])
+        with ir.InsertionPoint(loop.body):
+            kk = loop.induction_variable
+            x = llvm.LoadOp(sa, self.smem_at(ra, arith.addi(arith.muli(row, _i32(k)), kk), sa)).result
+            y = llvm.LoadOp(sb, self.smem_at(rb, arith.addi(arith.muli(kk, _i32(n)), col), sb)).result
+            x, y = _widen(x, out_t), _widen(y, out_t)
+            total = loop.inner_iter_args[0]
+            if _is_float(out_t):
+                new = _intrinsic("fma", out_t, [x, y, total], approx=False)
+            else:
+                new = arith.addi(total, arith.muli(x, y))
+            scf.YieldOp([new])
+        result.append(loop.results[0])
+    self.smem_dirty = True
+    self.set_natural(op.results[0], out_layout, result)
+
+
+def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
+    if v.type == t:
+        return v
+    if _is_float(t) and _is_float(v.type):
+        return arith.extf(t, v)
+    if _is_float(t):
+        return arith.sitofp(t, v)
+    return arith.extsi(t, v)
+
+
 def _unsupported(what):
     def handler(self, op):
         raise PassError(f"{what} is not supported by the GPU lowering yet", op)
@@ -1227,8 +1326,8 @@ _EAGER = {
     "scf.for": _for,
     "scf.if": _if,
     "scf.while": _while,
-    "tile.scan": _unsupported("tl.cumsum / tl.associative_scan"),
-    "tile.dot": _unsupported("tl.dot (matrix units arrive with the tl.dot work)"),
+    "tile.scan": _scan,
+    "tile.dot": _dot,
     "tile.print": _unsupported("tl.device_print"),
     "tile.assert": _unsupported("tl.device_assert"),
 }
