@@ -754,7 +754,19 @@ def _status_arg(op) -> ir.Value:
 def _assert(op, sizes):
     cond = op.operands[0]
     status = _status_arg(op)
-    code = ir.IntegerAttr(op.attributes["tile.assert_id"]).value if "tile.assert_id" in op.attributes else 1
+    module = op.parent
+    while module.name != "builtin.module":
+        module = module.parent
+    from tilec import diagnostics
+
+    file, line, col = diagnostics.file_location(op.location)
+    where = f"{file}:{line}:{col}: " if file else ""
+    entries = (
+        list(ir.ArrayAttr(module.attributes["tile.asserts"])) if "tile.asserts" in module.attributes else []
+    )
+    message = where + ir.StringAttr(op.attributes["message"]).value
+    module.attributes["tile.asserts"] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(message)])
+    code = len(entries) + 1  # the status word holds the 1-based number of the failed assertion
     i32 = ir.IntegerType.get_signless(32)
     shape = tile.shape_of(cond.type)
 
@@ -769,7 +781,64 @@ def _assert(op, sizes):
 
 
 def _print(op, sizes):
-    raise PassError("tl.device_print is not supported on the CPU target yet (use TILEC_INTERPRET=1)", op)
+    """Each element becomes a call of `__tilec_print_{f,i}(id, pid_x, pid_y, pid_z, index, value)`, which the
+    CPU runtime binds to a Python callback; `id` selects the prefix and format (module attribute
+    `tile.prints`, in order of appearance)."""
+    fn = op.parent
+    while fn.name != "func.func":
+        fn = fn.parent
+    module = fn.parent
+    while module.name != "builtin.module":
+        module = module.parent
+    status_index = (
+        ir.IntegerAttr(fn.attributes["tile.status_arg"]).value if "tile.status_arg" in fn.attributes else None
+    )
+    if status_index is None:
+        raise PassError("device printing on the CPU needs tile-cpu-grid to run first", op)
+    args = fn.regions[0].blocks[0].arguments
+    pids = [args[status_index - 6 + i] for i in range(3)]
+    value = op.operands[0] if len(op.operands) else None
+    prefix = ir.StringAttr(op.attributes["prefix"]).value
+    hex_ = "hex" in op.attributes and ir.BoolAttr(op.attributes["hex"]).value
+    shape = tile.shape_of(value.type) if value is not None else []
+    elem = tile.element_of(value.type) if value is not None else ir.IntegerType.get_signless(64)
+    is_float = isinstance(elem, ir.FloatType)
+    entries = (
+        list(ir.ArrayAttr(module.attributes["tile.prints"])) if "tile.prints" in module.attributes else []
+    )
+    record = f"{prefix}\x00{int(hex_)}\x00{int(value is not None)}\x00{','.join(map(str, shape))}"
+    print_id = len(entries)
+    module.attributes["tile.prints"] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(record)])
+    i32, i64, f64 = ir.IntegerType.get_signless(32), _i64(), ir.F64Type.get()
+    name = "__tilec_print_f" if is_float else "__tilec_print_i"
+    carrier = f64 if is_float else i64
+    body = module.regions[0].blocks[0]
+    if not any(
+        o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == name
+        for o in body.operations
+    ):
+        with ir.InsertionPoint.at_block_begin(body), op.location:
+            decl = func_d.FuncOp(name, ([i32, i32, i32, i32, i64, carrier], []), visibility="private")
+            decl.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+    def body_fn(idx, carried):
+        linear = arith.ConstantOp(ir.IndexType.get(), 0).result
+        for d, i in enumerate(idx):
+            linear = arith.addi(arith.muli(linear, _index(shape[d])), i)
+        linear64 = arith.index_cast(i64, linear)
+        v = _extract(value, idx) if value is not None else arith.ConstantOp(i64, 0).result
+        if value is not None and v in _BOOLS or str(v.type) == "i1":
+            v = arith.extui(i64, v)
+        if is_float:
+            v = v if v.type == f64 else arith.extf(f64, v)
+        elif v.type != i64:
+            v = arith.extsi(i64, v)
+        ident = arith.ConstantOp(i32, print_id).result
+        func_d.CallOp([], ir.FlatSymbolRefAttr.get(name), [ident, *pids, linear64, v])
+        return carried
+
+    loop_nest(shape, [], body_fn)
+    op.erase()
 
 
 _LOWERINGS = {

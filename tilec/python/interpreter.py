@@ -891,13 +891,19 @@ def _print(tr, op):
 
     def step(env, state):
         if arg is None:
-            print(f"pid {state.pid} {prefix}")
+            print(f"pid ({state.pid[0]}, {state.pid[1]}, {state.pid[2]}) {prefix}")
             return
         value = _arr(env[arg])
         for idx in np.ndindex(value.shape or ()):
             v = value[idx]
-            text = hex(int(v)) if as_hex and np.issubdtype(value.dtype, np.integer) else str(v)
-            print(f"pid {state.pid} idx {idx} {prefix}{text}")
+            if as_hex and np.issubdtype(value.dtype, np.integer):
+                text = hex(int(v))
+            elif np.issubdtype(value.dtype, np.floating):
+                text = repr(float(v))
+            else:
+                text = str(int(v))
+            px, py, pz = state.pid
+            print(f"pid ({px}, {py}, {pz}) idx {tuple(int(i) for i in idx)} {prefix}{text}")
         sys.stdout.flush()
 
     return step

@@ -60,6 +60,16 @@ def lower(module: ir.Module, kernel_name: str, asm: dict) -> None:
                 file, line, col, f"CPU stage '{stage.name}' failed in {e.step.name}: {msg}"
             ) from None
         asm[stage.name] = module.operation.get_asm(enable_debug_info=False)
+        if stage.name == "linalg" and "tile.prints" in module.operation.attributes:
+            prints = [
+                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes["tile.prints"])
+            ]
+            asm.setdefault("_prints", prints)
+        if stage.name == "linalg" and "tile.asserts" in module.operation.attributes:
+            messages = [
+                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes["tile.asserts"])
+            ]
+            asm.setdefault("_asserts", messages)
         if stage.name == "bufferized":
             _reject_bool_buffers(module, kernel_name)
         if os.environ.get("TILEC_DUMP_IR"):
@@ -88,4 +98,6 @@ def compile(kernel, module: ir.Module) -> None:
     from . import runtime
 
     lower(module, kernel.name, kernel.asm)
+    kernel.metadata["prints"] = kernel.asm.pop("_prints", [])
+    kernel.metadata["asserts"] = kernel.asm.pop("_asserts", [])
     kernel._launcher = runtime.Launcher(kernel, module)

@@ -56,6 +56,33 @@ def _support_libraries() -> list[str]:
     return []
 
 
+def _print_callbacks(records: list[str]) -> dict:
+    """Python implementations of `__tilec_print_f/i` (tl.device_print), formatted as the interpreter does."""
+    if not records:
+        return {}
+    parsed = []
+    for r in records:
+        prefix, hex_, has_value, shape = r.split("\x00")
+        dims = [int(d) for d in shape.split(",") if d]
+        parsed.append((prefix, hex_ == "1", has_value == "1", dims))
+
+    def emit(ident, px, py, pz, linear, value, is_float):
+        prefix, as_hex, has_value, dims = parsed[ident]
+        if not has_value:
+            print(f"pid ({px}, {py}, {pz}) {prefix}", flush=True)
+            return
+        idx = tuple(int(i) for i in np.unravel_index(linear, dims)) if dims else ()
+        text = hex(value) if as_hex and not is_float else (repr(float(value)) if is_float else str(value))
+        print(f"pid ({px}, {py}, {pz}) idx {idx} {prefix}{text}", flush=True)
+
+    i32, i64 = ctypes.c_int32, ctypes.c_int64
+    float_cb = ctypes.CFUNCTYPE(None, i32, i32, i32, i32, i64, ctypes.c_double)(
+        lambda *a: emit(*a, is_float=True)
+    )
+    int_cb = ctypes.CFUNCTYPE(None, i32, i32, i32, i32, i64, i64)(lambda *a: emit(*a, is_float=False))
+    return {"__tilec_print_f": float_cb, "__tilec_print_i": int_cb}
+
+
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 _GRID_CTYPES = [
     ctypes.c_int64,
@@ -77,6 +104,9 @@ class Launcher:
     def __init__(self, kernel, module: ir.Module):
         self.kernel = kernel
         self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=_support_libraries())
+        self._callbacks = _print_callbacks(kernel.metadata.get("prints", []))
+        for name, callback in self._callbacks.items():
+            self.engine.register_runtime(name, callback)
         address = self.engine.raw_lookup(kernel.name)
         if not address:
             from tilec.python.errors import CompilationError

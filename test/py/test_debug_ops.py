@@ -1,0 +1,47 @@
+"""tl.device_print and tl.device_assert on the interpreter and compiled for the CPU."""
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def printing(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x: ", x)
+    tl.device_print("i: ", tl.arange(0, BLOCK) * 2, hex=True)
+
+
+@tilec.jit(debug=True)
+def checking(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_assert(x >= 0, "x must be non-negative")
+
+
+@pytest.fixture(params=["interpreter", "cpu"])
+def target(request, monkeypatch):
+    if request.param == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    else:
+        monkeypatch.delenv("TILEC_INTERPRET", raising=False)
+        monkeypatch.setenv("TILEC_TARGET", "cpu")
+    return request.param
+
+
+def test_device_print(target, capfd):
+    printing[(2,)](np.arange(4, dtype=np.float32), BLOCK=4)
+    lines = sorted(capfd.readouterr().out.splitlines())
+    assert len(lines) == 16
+    assert "pid (1, 0, 0) idx (3,) x: 3.0" in lines
+    assert "pid (0, 0, 0) idx (2,) i: 0x4" in lines
+
+
+def test_device_assert(target):
+    checking[(1,)](np.ones(8, np.float32), BLOCK=8)
+    bad = np.ones(8, np.float32)
+    bad[3] = -2
+    with pytest.raises(tilec.InterpreterError, match="x must be non-negative") as info:
+        checking[(1,)](bad, BLOCK=8)
+    assert "test_debug_ops.py:" in str(info.value)
