@@ -683,6 +683,17 @@ _MATH = {
 def _program_id(self: _KernelLowering, op):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][axis]
+    if op.name == "tile.num_programs" and _VENDOR[0] == "amd":
+        # ROCDL lowers gpu.grid_dim to __ockl_get_num_groups (a device library we do not have); read
+        # the HSA dispatch packet instead: grid_size_{x,y,z} are u32 at bytes 12, 16, 20, in threads.
+        packet = llvm.CallIntrinsicOp(
+            ir.Type.parse("!llvm.ptr<4>"), ir.StringAttr.get("llvm.amdgcn.dispatch.ptr"), [], [], []
+        ).results[0]
+        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        field = llvm.GEPOp(ir.Type.parse("!llvm.ptr<4>"), packet, [], [12 + 4 * axis], i8, 0).result
+        size = llvm.LoadOp(ir.IntegerType.get_signless(32), field, alignment=4, invariant=True).result
+        self.scalars[op.results[0]] = arith.divui(size, _i32(self.threads)) if axis == 0 else size
+        return
     cls = gpu.BlockIdOp if op.name == "tile.program_id" else gpu.GridDimOp
     self.scalars[op.results[0]] = arith.index_cast(ir.IntegerType.get_signless(32), cls(dim).result)
 

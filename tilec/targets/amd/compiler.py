@@ -1,0 +1,160 @@
+"""The AMD target: tile IR -> per-thread gpu code -> ROCDL/LLVM -> AMDGCN (llvmlite) -> HSACO (ld.lld).
+
+Stages (the names of `compiled.asm`):
+    tile    the frontend's tile IR
+    gpu     after convert-tile-to-gpu{vendor=amd}: wavefronts of 64 (CDNA) or 32 (RDNA)
+    llvm    the gpu.module in the ROCDL/LLVM dialects
+    llir    LLVM IR text (mlir.dialects.llvm.translate_module_to_llvmir)
+    amdgcn  assembly from llvmlite's AMDGPU back end
+    hsaco   the code object, linked by ld.lld
+
+The xtc LLVM build behind the MLIR bindings has no AMDGPU back end, so code generation goes through
+llvmlite (LLVM 22 with AMDGPU); no ROCm device library exists here, so the lowering emits only LLVM and
+amdgcn intrinsics (no __ocml_*/__ockl_* calls).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+from mlir import ir
+
+from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+
+WAVE64 = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+
+
+def wavefront_size(arch: str) -> int:
+    return 64 if arch.startswith("gfx9") else 32
+
+
+def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
+    """The AMD pipeline in MLIR, readable as a list (code generation follows in llvmlite)."""
+    wave = wavefront_size(arch)
+    return [
+        (
+            "gpu",
+            f"tile-canonicalize,convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd}},canonicalize,cse",
+        ),
+        (
+            "llvm",
+            f"rocdl-attach-target{{chip={arch} O=3}},gpu.module(convert-scf-to-cf,"
+            f"convert-gpu-to-rocdl{{chipset={arch} index-bitwidth=64}},canonicalize,cse,reconcile-unrealized-casts)",
+        ),
+    ]
+
+
+class AmdToolError(RuntimeError):
+    pass
+
+
+def find_lld() -> str:
+    """ld.lld from ROCm, else from PATH (ld.lld, ld.lld-19, ...)."""
+    searched = []
+    for root in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
+        if root:
+            path = os.path.join(root, "llvm", "bin", "ld.lld")
+            searched.append(path)
+            if os.path.exists(path):
+                return path
+    for name in ("ld.lld", *(f"ld.lld-{v}" for v in range(22, 14, -1))):
+        searched.append(name)
+        found = shutil.which(name)
+        if found:
+            return found
+    raise AmdToolError("no ld.lld found to link the AMD code object; searched: " + ", ".join(searched))
+
+
+def _gpu_module_llvm_ir(module: ir.Module) -> str:
+    """LLVM IR of the (single) gpu.module's contents."""
+    from mlir.dialects import llvm as llvm_d
+
+    gmod = next(op.operation for op in module.body.operations if op.operation.name == "gpu.module")
+    inner = ir.Module.create(loc=gmod.location)
+    for attr in ("llvm.data_layout", "llvm.target_triple"):
+        if attr in gmod.attributes:
+            inner.operation.attributes[attr] = gmod.attributes[attr]
+    with ir.InsertionPoint(inner.body):
+        for op in gmod.regions[0].blocks[0].operations:
+            op.operation.clone()
+    return str(llvm_d.translate_module_to_llvmir(inner.operation))
+
+
+def codegen(llir: str, arch: str) -> tuple[str, bytes]:
+    """(AMDGCN assembly, relocatable object) through llvmlite, each from a fresh parse: llvmlite's
+    code generation mutates the module it is given."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    target = llvm.Target.from_triple("amdgcn-amd-amdhsa")
+    machine = target.create_target_machine(cpu=arch, features="", opt=3, reloc="pic", codemodel="default")
+
+    def optimized():
+        mod = llvm.parse_assembly(llir)
+        mod.triple = "amdgcn-amd-amdhsa"
+        mod.verify()
+        options = llvm.create_pipeline_tuning_options(speed_level=3)
+        builder = llvm.create_pass_builder(machine, options)
+        builder.getModulePassManager().run(mod, builder)
+        return mod
+
+    return machine.emit_assembly(optimized()), machine.emit_object(optimized())
+
+
+def link(obj: bytes) -> bytes:
+    lld = find_lld()
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "k.o"), os.path.join(tmp, "k.hsaco")
+        with open(src, "wb") as f:
+            f.write(obj)
+        r = subprocess.run([lld, "-shared", "--no-undefined", src, "-o", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise AmdToolError(f"ld.lld failed: {r.stderr.strip()}")
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def _fail(kernel_name, stage, e: StepFailed):
+    from tilec.python.errors import CompilationError
+
+    d = e.diagnostics[0] if e.diagnostics else None
+    file = d.file if d is not None and d.file else kernel_name
+    line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
+    msg = d.message if d is not None else str(e)
+    return CompilationError(file, line, col, f"AMD stage '{stage}' failed in {e.step.name}: {msg}")
+
+
+def compile(kernel, module: ir.Module) -> None:
+    from tilec.python.errors import CompilationError
+
+    arch = kernel.target
+    for name, pipeline in stages(arch, kernel.options.num_warps):
+        try:
+            run_pipeline(module, parse_pipeline(pipeline))
+        except StepFailed as e:
+            raise _fail(kernel.name, name, e) from None
+        kernel.asm[name] = module.operation.get_asm(enable_debug_info=False)
+    llir = _gpu_module_llvm_ir(module)
+    kernel.asm["llir"] = llir
+    for bad in ("__ocml_", "__ockl_"):
+        if bad in llir:
+            raise CompilationError(
+                kernel.name,
+                0,
+                0,
+                f"AMD code would need a ROCm device library ({bad}*), which is not available",
+            )
+    try:
+        asm, obj = codegen(llir, arch)
+        kernel.asm["amdgcn"] = asm
+        kernel.asm["hsaco"] = link(obj)
+    except (AmdToolError, RuntimeError) as e:
+        raise CompilationError(kernel.name, 0, 0, f"AMD code generation failed: {e}") from None
+    kernel.metadata.update(
+        {"wavefront": wavefront_size(arch), "threads": kernel.options.num_warps * wavefront_size(arch)}
+    )
+    kernel._launcher = None  # the hip-python runtime is separate work; compiled code objects are inspected
