@@ -9,6 +9,7 @@ from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
+from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
@@ -20,6 +21,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuGridPass,
         ConvertTileToLinalgPass,
         CpuAtomicsPass,
+        CpuWidenBoolBuffersPass,
         VerifyPass,
     )
 }
