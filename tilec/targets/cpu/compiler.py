@@ -19,7 +19,8 @@ from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
 TILE_TO_LINALG = "tile-canonicalize,tile-cpu-grid,convert-tile-to-linalg,canonicalize,cse"
 BUFFERIZE = (
     "linalg-fuse-elementwise-ops,"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers"
 )
 TO_LLVM = (
