@@ -28,6 +28,8 @@ from tilec.dialects import tile
 
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
+from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
+from .lowering_common import ordering as lc_ordering
 
 DYNAMIC_INDEX = -2147483648  # llvm.getelementptr's marker for a dynamic index
 SMEM = "__tilec_smem"
@@ -698,10 +700,6 @@ def _program_id(self: _KernelLowering, op):
     self.scalars[op.results[0]] = arith.index_cast(ir.IntegerType.get_signless(32), cls(dim).result)
 
 
-def _segments(op):
-    return tile._segments(op, tile.SPECS[op.name[5:]])
-
-
 def _vector_groups(self, ptr: ir.Value, mask: ir.Value | None, layout: Blocked, elem_bytes: int) -> int:
     """How many consecutive registers one access may cover (1 = scalar accesses)."""
     if not isinstance(layout, Blocked):
@@ -723,7 +721,7 @@ def _vector_type(elem, n):
 
 
 def _load(self: _KernelLowering, op):
-    seg = _segments(op)
+    seg = segments(op)
     ptr = seg["ptr"][0]
     mask = seg["mask"][0] if seg["mask"] else None
     other = seg["other"][0] if seg["other"] else None
@@ -753,14 +751,6 @@ def _load(self: _KernelLowering, op):
     self.set_natural(op.results[0], layout, out)
 
 
-def _zero(t):
-    if _is_float(t):
-        return arith.ConstantOp(t, 0.0).result
-    if str(t).startswith("!llvm.ptr"):
-        return llvm.ZeroOp(t).result
-    return arith.ConstantOp(t, 0).result
-
-
 def _vector_load(ptr, mask, others, elem, width, volatile) -> list[ir.Value]:
     alignment = width * _bytes(elem)
     vec_t = _vector_type(elem, width) if width > 1 else elem
@@ -776,11 +766,11 @@ def _vector_load(ptr, mask, others, elem, width, volatile) -> list[ir.Value]:
             scf.YieldOp([do_load()])
         with ir.InsertionPoint(branch.else_block):
             if width == 1:
-                fallback = others[0] if others is not None else _zero(elem)
+                fallback = others[0] if others is not None else zero(elem)
             else:
                 fallback = llvm.UndefOp(vec_t).result if others is None else _pack(others, vec_t)
                 if others is None:
-                    fallback = _pack([_zero(elem)] * width, vec_t)
+                    fallback = _pack([zero(elem)] * width, vec_t)
             scf.YieldOp([fallback])
         value = branch.results[0]
     if width == 1:
@@ -803,7 +793,7 @@ _KernelLowering._masked_scalar_load = _masked_scalar_load
 
 
 def _store(self: _KernelLowering, op):
-    seg = _segments(op)
+    seg = segments(op)
     ptr, value = seg["ptr"][0], seg["value"][0]
     mask = seg["mask"][0] if seg["mask"] else None
     shape = tile.shape_of(ptr.type)
@@ -840,30 +830,6 @@ def _guarded(cond, emit):
         scf.YieldOp([])
 
 
-_RMW = {
-    "add": "add",
-    "fadd": "fadd",
-    "max": "max",
-    "min": "min",
-    "umax": "umax",
-    "umin": "umin",
-    "and": "_and",
-    "or": "_or",
-    "xor": "_xor",
-    "xchg": "xchg",
-}
-
-
-def _ordering(op):
-    sem = ir.StringAttr(op.attributes["sem"]).value if "sem" in op.attributes else "acq_rel"
-    return {
-        "relaxed": llvm.AtomicOrdering.monotonic,
-        "acquire": llvm.AtomicOrdering.acquire,
-        "release": llvm.AtomicOrdering.release,
-        "acq_rel": llvm.AtomicOrdering.acq_rel,
-    }[sem]
-
-
 def _syncscope(op):
     scope = ir.StringAttr(op.attributes["scope"]).value if "scope" in op.attributes else "gpu"
     return {"gpu": "device", "cta": "block", "sys": None}.get(scope)
@@ -875,23 +841,20 @@ def _atomic(self: _KernelLowering, op):
         ptr, cmp, value = op.operands
         mask = None
     else:
-        seg = _segments(op)
+        seg = segments(op)
         ptr, value = seg["ptr"][0], seg["value"][0]
         mask = seg["mask"][0] if seg["mask"] else None
         cmp = None
     elem = _scalar_type(value.type)
     shape = tile.shape_of(ptr.type)
-    ordering = _ordering(op)
+    ordering = lc_ordering(semantics_of(op))
     kind = None if is_cas else ir.StringAttr(op.attributes["kind"]).value
 
     def one(p, v, c):
         if is_cas:
             pair = llvm.AtomicCmpXchgOp(p, c, v, ordering, llvm.AtomicOrdering.monotonic).result
             return llvm.ExtractValueOp(elem, pair, [0]).result
-        name = _RMW[kind]
-        if _is_float(elem) and kind in ("max", "min"):
-            name = "fmax" if kind == "max" else "fmin"
-        return llvm.AtomicRMWOp(getattr(llvm.AtomicBinOp, name), p, v, ordering).result
+        return llvm.AtomicRMWOp(rmw_op(kind, elem), p, v, ordering).result
 
     def guarded_one(cond, p, v, c):
         if cond is None:
@@ -900,7 +863,7 @@ def _atomic(self: _KernelLowering, op):
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp([one(p, v, c)])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([_zero(elem)])
+            scf.YieldOp([zero(elem)])
         return branch.results[0]
 
     if not shape:
@@ -932,21 +895,6 @@ def _atomic(self: _KernelLowering, op):
 
 
 # -- reductions -------------------------------------------------------------------------------
-
-
-def _clone_combiner(block, lhs, rhs):
-    mapping = dict(zip(list(block.arguments), [*lhs, *rhs]))
-    for inner in block.operations:
-        inner = inner.operation
-        if inner.name == "gpu.yield":
-            return [mapping.get(v, v) for v in inner.operands]
-        clone = inner.clone()
-        for i, v in enumerate(list(clone.operands)):
-            if v in mapping:
-                clone.operands[i] = mapping[v]
-        for old, new in zip(inner.results, clone.results):
-            mapping[old] = new
-    raise PassError("combiner region without gpu.yield")
 
 
 def _shuffle_xor(v: ir.Value, offset: int, width: int) -> ir.Value:
@@ -993,7 +941,7 @@ def _reduce(self: _KernelLowering, op):
     for i, static in enumerate(layout.registers):
         key = static[:axis] + static[axis + 1 :]
         vals = [regs[i] for regs in inputs]
-        groups[key] = vals if key not in groups else _clone_combiner(block, groups[key], vals)
+        groups[key] = vals if key not in groups else clone_combiner(block, groups[key], vals)
     keys = out_layout.registers
     partial = [groups[k] for k in keys]
     # 2. across lanes: butterfly over the lane bits that hold distinct elements along the axis
@@ -1002,7 +950,7 @@ def _reduce(self: _KernelLowering, op):
     step = 1
     while step < lanes:
         partial = [
-            _clone_combiner(block, vals, [_shuffle_xor(v, step * stride, self.warp_size) for v in vals])
+            clone_combiner(block, vals, [_shuffle_xor(v, step * stride, self.warp_size) for v in vals])
             for vals in partial
         ]
         step *= 2
@@ -1055,7 +1003,7 @@ def _reduce_across_warps(self, partial, out_layout, layout, axis, warps, block, 
                     _sptr(), base, [], [off], ir.TypeAttr.get(ir.IntegerType.get_signless(8)), 0
                 ).result
                 vals.append(self._from_storage(llvm.LoadOp(st, self.smem_at(region, slot, st)).result, e, st))
-            acc = vals if acc is None else _clone_combiner(block, acc, vals)
+            acc = vals if acc is None else clone_combiner(block, acc, vals)
         result.append(acc)
     self.smem_dirty = True
     return result
@@ -1265,7 +1213,7 @@ def _scan(self: _KernelLowering, op):
         with ir.InsertionPoint(loop.body):
             t = loop.induction_variable
             k = arith.subi(_i32(n - 2), t) if reverse else arith.addi(t, _i32(1))
-            scf.YieldOp(_clone_combiner(block, list(loop.inner_iter_args), load_at(coord, k)))
+            scf.YieldOp(clone_combiner(block, list(loop.inner_iter_args), load_at(coord, k)))
         for out, v in zip(outs, loop.results):
             out.append(v)
     self.smem_dirty = True

@@ -17,6 +17,7 @@ from mlir.dialects import func as func_d
 from tilec.dialects import tile
 
 from .base import PassError, TilePass
+from .lowering_common import clone_combiner, segments, zero
 
 
 @dataclass(frozen=True)
@@ -303,26 +304,11 @@ def _address(addr: ir.Value) -> ir.Value:
     return llvm.IntToPtrOp(_llvm_ptr(), addr).result
 
 
-def _zero(t: ir.Type) -> ir.Value:
-    if isinstance(t, ir.FloatType):
-        return arith.ConstantOp(t, 0.0).result
-    return arith.ConstantOp(t, 0).result
-
-
 def _replace(op: ir.Operation, values) -> None:
     values = values if isinstance(values, list | tuple) else [values]
     for old, new in zip(op.results, values):
         old.replace_all_uses_with(new)
     op.erase()
-
-
-def _segments(op):
-    return tile._segments(op, tile.SPECS[op.name[5:]])
-
-
-# ----------------------------------------------------------------------------------------------
-# Lowerings
-# ----------------------------------------------------------------------------------------------
 
 
 def _make_range(op, sizes):
@@ -418,7 +404,7 @@ def _load_scalar(addr, elem, volatile):
 
 
 def _load(op, sizes):
-    seg = _segments(op)
+    seg = segments(op)
     ptr = seg["ptr"][0]
     mask = seg["mask"][0] if seg["mask"] else None
     other = seg["other"][0] if seg["other"] else None
@@ -435,7 +421,7 @@ def _load(op, sizes):
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp([_load_scalar(a[0], elem, volatile)])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([fallback if fallback is not None else _zero(elem)])
+            scf.YieldOp([fallback if fallback is not None else zero(elem)])
         return branch.results[0]
 
     _replace(op, elementwise(inputs, shape, elem, body))
@@ -452,7 +438,7 @@ def _masked(mask_value, emit):
 
 
 def _store(op, sizes):
-    seg = _segments(op)
+    seg = segments(op)
     ptr, value = seg["ptr"][0], seg["value"][0]
     mask = seg["mask"][0] if seg["mask"] else None
     shape = tile.shape_of(ptr.type)
@@ -506,7 +492,7 @@ def _atomic_loop(op, shape, elem, emit_one):
 
 
 def _atomic_rmw(op, sizes):
-    seg = _segments(op)
+    seg = segments(op)
     ptr, value = seg["ptr"][0], seg["value"][0]
     mask = seg["mask"][0] if seg["mask"] else None
     kind = ir.StringAttr(op.attributes["kind"]).value
@@ -525,7 +511,7 @@ def _atomic_rmw(op, sizes):
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp([call(p, v)])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([_zero(elem)])
+            scf.YieldOp([zero(elem)])
         return branch.results[0]
 
     _atomic_loop(op, shape, elem, one)
@@ -546,27 +532,6 @@ def _atomic_cas(op, sizes):
     _atomic_loop(op, shape, elem, one)
 
 
-def _clone_combiner(block: ir.Block, lhs: list[ir.Value], rhs: list[ir.Value]) -> list[ir.Value]:
-    """Clones the combiner's ops at the insertion point with its arguments bound to lhs + rhs."""
-    values = []
-    for arg, v in zip(list(block.arguments), [*lhs, *rhs]):
-        values.append(arith.trunci(arg.type, v) if v.type != arg.type and str(arg.type) == "i1" else v)
-    mapping = dict(zip(list(block.arguments), values))
-    result = None
-    for inner in block.operations:
-        inner = inner.operation
-        if inner.name == "gpu.yield":
-            result = [mapping.get(v, v) for v in inner.operands]
-            break
-        clone = inner.clone()
-        for i, v in enumerate(list(clone.operands)):
-            if v in mapping:
-                clone.operands[i] = mapping[v]
-        for old, new in zip(inner.results, clone.results):
-            mapping[old] = new
-    return result
-
-
 def _combine_elementwise(block, lhs, rhs, shape, elems, outs=None):
     """Applies the combiner to tensors (or scalars) elementwise; returns one value per result.
 
@@ -575,7 +540,7 @@ def _combine_elementwise(block, lhs, rhs, shape, elems, outs=None):
     """
     n = len(lhs)
     if not shape:
-        return _clone_combiner(block, lhs, rhs)
+        return clone_combiner(block, lhs, rhs)
     if outs is not None:
         return _accumulate(block, rhs, outs, shape)
     out = []
@@ -585,7 +550,7 @@ def _combine_elementwise(block, lhs, rhs, shape, elems, outs=None):
                 lhs + rhs,
                 shape,
                 elems[k],
-                lambda a, k=k: _clone_combiner(block, a[:n], a[n:])[k],
+                lambda a, k=k: clone_combiner(block, a[:n], a[n:])[k],
                 into=outs[k] if outs is not None else None,
             )
         )
@@ -668,7 +633,7 @@ def _accumulate(block, rhs: list[ir.Value], accs: list[ir.Value], shape) -> list
     with ir.InsertionPoint(body):
         args = list(body.arguments)
         n = len(rhs)
-        results = _clone_combiner(block, args[n:], args[:n])
+        results = clone_combiner(block, args[n:], args[:n])
         linalg.YieldOp(results)
     return list(generic.results)
 

@@ -12,21 +12,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func, llvm
 
-from .base import PassError, TilePass
-
-_RMW = {
-    "add": "add",
-    "fadd": "fadd",
-    "max": "max",
-    "min": "min",
-    "umax": "umax",
-    "umin": "umin",
-    "and": "_and",
-    "or": "_or",
-    "xor": "_xor",
-    "xchg": "xchg",
-}
-_FLOAT_RMW = {"max": "fmax", "min": "fmin", "add": "fadd"}
+from .base import TilePass
+from .lowering_common import ordering as lc_ordering
+from .lowering_common import rmw_op
 
 
 @dataclass(frozen=True)
@@ -50,25 +38,13 @@ class CpuAtomicsPass(TilePass):
             _define(op, kind, sem)
 
 
-def _ordering(sem: str):
-    table = {
-        "relaxed": llvm.AtomicOrdering.monotonic,
-        "acquire": llvm.AtomicOrdering.acquire,
-        "release": llvm.AtomicOrdering.release,
-        "acq_rel": llvm.AtomicOrdering.acq_rel,
-    }
-    if sem not in table:
-        raise PassError(f"unknown memory semantics '{sem}'")
-    return table[sem]
-
-
 def _define(op: ir.Operation, kind: str, sem: str) -> None:
     ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
     elem = ftype.results[0]
     block = op.regions[0].blocks.append(*ftype.inputs)
     del op.attributes["sym_visibility"]
     op.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    ordering = _ordering(sem)
+    ordering = lc_ordering(sem)
     with op.location, ir.InsertionPoint(block):
         ptr = llvm.IntToPtrOp(ir.Type.parse("!llvm.ptr"), block.arguments[0]).result
         if kind == "cas":
@@ -77,6 +53,5 @@ def _define(op: ir.Operation, kind: str, sem: str) -> None:
             pair = llvm.AtomicCmpXchgOp(ptr, block.arguments[1], block.arguments[2], ordering, failure).result
             old = llvm.ExtractValueOp(elem, pair, [0]).result
         else:
-            name = _FLOAT_RMW.get(kind, _RMW[kind]) if isinstance(elem, ir.FloatType) else _RMW[kind]
-            old = llvm.AtomicRMWOp(getattr(llvm.AtomicBinOp, name), ptr, block.arguments[1], ordering).result
+            old = llvm.AtomicRMWOp(rmw_op(kind, elem), ptr, block.arguments[1], ordering).result
         func.ReturnOp([old])

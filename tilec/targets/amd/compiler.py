@@ -22,7 +22,7 @@ import tempfile
 
 from mlir import ir
 
-from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+from tilec.targets.stages import run_stage
 
 WAVE64 = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
 
@@ -118,26 +118,12 @@ def link(obj: bytes) -> bytes:
             return f.read()
 
 
-def _fail(kernel_name, stage, e: StepFailed):
-    from tilec.python.errors import CompilationError
-
-    d = e.diagnostics[0] if e.diagnostics else None
-    file = d.file if d is not None and d.file else kernel_name
-    line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
-    msg = d.message if d is not None else str(e)
-    return CompilationError(file, line, col, f"AMD stage '{stage}' failed in {e.step.name}: {msg}")
-
-
 def compile(kernel, module: ir.Module) -> None:
     from tilec.python.errors import CompilationError
 
     arch = kernel.target
     for name, pipeline in stages(arch, kernel.options.num_warps):
-        try:
-            run_pipeline(module, parse_pipeline(pipeline))
-        except StepFailed as e:
-            raise _fail(kernel.name, name, e) from None
-        kernel.asm[name] = module.operation.get_asm(enable_debug_info=False)
+        run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
     llir = _gpu_module_llvm_ir(module)
     kernel.asm["llir"] = llir
     for bad in ("__ocml_", "__ockl_"):

@@ -9,12 +9,11 @@ The grid loop is compiled code (`tile-cpu-grid`); the runtime splits the grid ac
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+from tilec.targets.stages import run_stage
 
 TILE_TO_LINALG = "tile-canonicalize,tile-cpu-grid,convert-tile-to-linalg,canonicalize,cse"
 BUFFERIZE = (
@@ -47,20 +46,9 @@ def stages() -> list[Stage]:
 
 def lower(module: ir.Module, kernel_name: str, asm: dict) -> None:
     """Runs every stage on `module` in place, recording each stage's IR in `asm`."""
-    from tilec.python.errors import CompilationError
 
     for stage in stages():
-        try:
-            run_pipeline(module, parse_pipeline(stage.pipeline))
-        except StepFailed as e:
-            d = e.diagnostics[0] if e.diagnostics else None
-            file = d.file if d is not None and d.file else kernel_name
-            line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
-            msg = d.message if d is not None else str(e)
-            raise CompilationError(
-                file, line, col, f"CPU stage '{stage.name}' failed in {e.step.name}: {msg}"
-            ) from None
-        asm[stage.name] = module.operation.get_asm(enable_debug_info=False)
+        run_stage(module, kernel_name, "CPU", stage.name, stage.pipeline, asm)
         if stage.name == "linalg" and "tile.prints" in module.operation.attributes:
             prints = [
                 ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes["tile.prints"])
@@ -73,8 +61,6 @@ def lower(module: ir.Module, kernel_name: str, asm: dict) -> None:
             asm.setdefault("_asserts", messages)
         if stage.name == "bufferized":
             _reject_bool_buffers(module, kernel_name)
-        if os.environ.get("TILEC_DUMP_IR"):
-            print(f"// -----// tilec {kernel_name} after stage {stage.name} //----- //\n{asm[stage.name]}")
 
 
 def _reject_bool_buffers(module: ir.Module, kernel_name: str) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+from tilec.targets.stages import run_stage
 
 
 @dataclass(frozen=True)
@@ -48,29 +48,13 @@ def stages(arch: str, num_warps: int) -> list[Stage]:
     ]
 
 
-def _fail(kernel_name: str, stage: str, e: StepFailed):
-    from tilec.python.errors import CompilationError
-
-    d = e.diagnostics[0] if e.diagnostics else None
-    file = d.file if d is not None and d.file else kernel_name
-    line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
-    msg = d.message if d is not None else str(e)
-    return CompilationError(file, line, col, f"NVIDIA stage '{stage}' failed in {e.step.name}: {msg}")
-
-
 def lower(module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict) -> str:
     """Runs the stages in place; returns the PTX."""
     for stage in stages(arch, num_warps):
-        try:
-            run_pipeline(module, parse_pipeline(stage.pipeline))
-        except StepFailed as e:
-            raise _fail(kernel_name, stage.name, e) from None
-        if stage.name == "ptx":
-            asm["ptx"] = _ptx_of(module)
-        else:
-            asm[stage.name] = module.operation.get_asm(enable_debug_info=False)
-        if os.environ.get("TILEC_DUMP_IR"):
-            print(f"// -----// tilec {kernel_name} after stage {stage.name} //----- //\n{asm[stage.name]}")
+        run_stage(
+            module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
+        )
+    asm["ptx"] = _ptx_of(module)
     return asm["ptx"]
 
 

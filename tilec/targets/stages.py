@@ -1,0 +1,31 @@
+"""Running one named stage of a target's pipeline, with failures reported at the user's source."""
+
+from __future__ import annotations
+
+import os
+
+from mlir import ir
+
+from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
+
+
+def run_stage(
+    module: ir.Module, kernel_name: str, target: str, stage: str, pipeline: str, asm: dict | None = None
+):
+    """Runs `pipeline` on `module`; records the IR in asm[stage]; TILEC_DUMP_IR=1 prints it."""
+    from tilec.python.errors import CompilationError
+
+    try:
+        run_pipeline(module, parse_pipeline(pipeline))
+    except StepFailed as e:
+        d = e.diagnostics[0] if e.diagnostics else None
+        file = d.file if d is not None and d.file else kernel_name
+        line, col = (d.line or 0, d.col or 0) if d is not None else (0, 0)
+        msg = d.message if d is not None else str(e)
+        raise CompilationError(
+            file, line, col, f"{target} stage '{stage}' failed in {e.step.name}: {msg}"
+        ) from None
+    if asm is not None:
+        asm[stage] = module.operation.get_asm(enable_debug_info=False)
+        if os.environ.get("TILEC_DUMP_IR"):
+            print(f"// -----// tilec {kernel_name} after stage {stage} //----- //\n{asm[stage]}")
