@@ -10,6 +10,7 @@ from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
+from .hoist_loads import HoistLoadsPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
@@ -17,6 +18,7 @@ REGISTRY: dict[str, type[TilePass]] = {
     for p in (
         CanonicalizePass,
         AxisInfoPass,
+        HoistLoadsPass,
         ConvertTileToGpuPass,
         CpuGridPass,
         ConvertTileToLinalgPass,

@@ -37,7 +37,8 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
     return [
         (
             "gpu",
-            f"tile-canonicalize,convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd}},canonicalize,cse",
+            f"tile-canonicalize,tile-hoist-loads,"
+            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd}},canonicalize,cse",
         ),
         (
             "llvm",

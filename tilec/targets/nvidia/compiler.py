@@ -36,7 +36,7 @@ def stages(arch: str, num_warps: int) -> list[Stage]:
     return [
         Stage(
             "gpu",
-            f"tile-canonicalize,convert-tile-to-gpu{{num-warps={num_warps} warp-size=32}},canonicalize,cse",
+            f"tile-canonicalize,tile-hoist-loads,convert-tile-to-gpu{{num-warps={num_warps} warp-size=32}},canonicalize,cse",
         ),
         Stage(
             "llvm",
