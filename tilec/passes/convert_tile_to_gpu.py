@@ -226,6 +226,14 @@ class _KernelLowering:
                 continue
             self.lower_op(op)
 
+    def lower_block_ops(self, block: ir.Block):
+        """The ops of a loop or branch body, without its terminator (the caller rebuilds that)."""
+        for inner in block.operations:
+            inner = inner.operation
+            if inner.name in ("scf.yield", "scf.condition"):
+                continue
+            self.lower_op(inner)
+
     def _anchor(self, values):
         anchor = arith.ConstantOp(ir.IntegerType.get_signless(8), 0).operation
         self.anchor_ops.append(anchor)
@@ -730,13 +738,9 @@ def _load(self: _KernelLowering, op):
     volatile = "volatile" in op.attributes
     if not tile.shape_of(res_t):
         p = self.scalar(ptr)
-        self.scalars[op.results[0]] = self._masked_scalar_load(
-            p,
-            self.scalar(mask) if mask is not None else None,
-            self.scalar(other) if other is not None else None,
-            elem,
-            volatile,
-        )
+        m = self.scalar(mask) if mask is not None else None
+        o = [self.scalar(other)] if other is not None else None
+        self.scalars[op.results[0]] = _vector_load(p, m, o, elem, 1, volatile)[0]
         return
     layout = self.layout_for(tile.shape_of(res_t), elem)
     ptrs = self.regs(ptr, layout)
@@ -783,13 +787,6 @@ def _pack(values, vec_t):
     for i, x in enumerate(values):
         v = llvm.InsertElementOp(v, x, _i32(i)).result
     return v
-
-
-def _masked_scalar_load(self, p, m, other, elem, volatile):
-    return _vector_load(p, m, [other] if other is not None else None, elem, 1, volatile)[0]
-
-
-_KernelLowering._masked_scalar_load = _masked_scalar_load
 
 
 def _store(self: _KernelLowering, op):
@@ -1061,17 +1058,6 @@ def _for(self: _KernelLowering, op):
         scf.YieldOp(_flatten(self, yielded, layouts))
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
-
-
-def _lower_block_ops(self, block):
-    for inner in block.operations:
-        inner = inner.operation
-        if inner.name in ("scf.yield", "scf.condition"):
-            continue
-        self.lower_op(inner)
-
-
-_KernelLowering.lower_block_ops = _lower_block_ops
 
 
 def _if(self: _KernelLowering, op):

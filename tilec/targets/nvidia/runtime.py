@@ -104,18 +104,15 @@ class Launcher:
         self.functions: dict[int, object] = {}  # device index -> CUfunction (module loaded per device)
 
     def function(self, index: int):
-        fn = self.functions.get(index)
-        if fn is not None:
-            return fn[1]
-        if fn is None:
-            _ensure_context(index)
-            module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
-            fn = _check(
-                cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})"
-            )
-            self.functions[index] = (module, fn)
-            return fn
-        return fn[1]
+        """The kernel on device `index`; its module is loaded there on first use."""
+        loaded = self.functions.get(index)
+        if loaded is not None:
+            return loaded[1]
+        _ensure_context(index)
+        module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
+        fn = _check(cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})")
+        self.functions[index] = (module, fn)
+        return fn
 
     def __call__(self, grid, args):
         device, stream_source = 0, None
