@@ -510,6 +510,9 @@ class _KernelLowering:
         lowering = _MATH.get(name)
         if lowering is not None:
             return [lowering(operands, result_types[0])]
+        if name in ("arith.addf", "arith.subf", "arith.mulf") and str(result_types[0]) == "f32":
+            # GPUs fuse a * b + c into one FMA, as Triton does by default (enable_fp_fusion).
+            attrs = {**attrs, "fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
         if name in ("arith.select",) and str(result_types[0]).startswith("!llvm.ptr"):
             return [llvm.SelectOp(operands[0], operands[1], operands[2]).result]
         return list(
