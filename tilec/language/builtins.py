@@ -11,8 +11,6 @@ import functools
 import numbers
 
 from mlir import ir
-from mlir.dialects import arith
-from mlir.dialects import math as _math
 
 from tilec.dialects import tile
 
@@ -774,7 +772,3 @@ def max_constancy(input, values) -> tensor:
 @builtin
 def debug_barrier():
     """A no-op on targets without shared memory traffic between program instances."""
-
-
-# Silence "imported but unused" for modules kept for users of `tl.math`.
-_ = (_math, arith)

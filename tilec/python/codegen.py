@@ -17,7 +17,7 @@ import os
 import textwrap
 
 from mlir import ir
-from mlir.dialects import arith, func, scf
+from mlir.dialects import func, scf
 
 import tilec.language as tl
 from tilec.dialects import tile
@@ -231,7 +231,6 @@ class CodeGenerator(ast.NodeVisitor):
             for n in dict.fromkeys([*then_scope, *else_scope])
             if n in then_scope
             and n in else_scope
-            and (n in before or True)
             and not (then_scope[n] is before.get(n, _MISSING) and else_scope[n] is before.get(n, _MISSING))
         ]
         merged, yields_then, yields_else = {}, [], []
@@ -406,9 +405,7 @@ class CodeGenerator(ast.NodeVisitor):
         index_t = self._loop_index_type(lb, ub, step)
         var = node.target.id
         negative = not _is_tensor(step) and step < 0
-        if _is_tensor(step):
-            # scf.for needs a positive step; a run-time step is assumed positive (as in Triton).
-            pass
+        # scf.for needs a positive step: a run-time step is assumed positive (as in Triton).
         names = self._carried(node.body, extra_defined=(var,))
 
         def bind_index(i):
@@ -822,5 +819,4 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
             raise CompilationError(
                 src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify"
             )
-    _ = arith
     return module
