@@ -557,36 +557,26 @@ def _combine_elementwise(block, lhs, rhs, shape, elems, outs=None):
     return out
 
 
+def _unit_slice(shape: list[int], axis: int) -> tuple[list[int], list[int], list[int]]:
+    """Static offsets, sizes and strides of the slice at a dynamic position along `axis`."""
+    offsets = [0] * len(shape)
+    offsets[axis] = ir.ShapedType.get_dynamic_stride_or_offset()
+    sizes = list(shape)
+    sizes[axis] = 1
+    return offsets, sizes, [1] * len(shape)
+
+
 def _slice(src: ir.Value, axis: int, k: ir.Value) -> ir.Value:
     """src[..., k, ...] along `axis`, with that dimension dropped (a 0-d tensor for 1-D input)."""
     shape = tile.shape_of(src.type)
-    elem = tile.element_of(src.type)
-    out_shape = shape[:axis] + shape[axis + 1 :]
-    out_t = ir.RankedTensorType.get(out_shape, elem)
-    dynamic = (
-        ir.ShapedType.get_dynamic_stride_or_offset()
-        if hasattr(ir.ShapedType, "get_dynamic_stride_or_offset")
-        else -(2**63)
-    )
-    offsets = [0] * len(shape)
-    offsets[axis] = dynamic
-    sizes = list(shape)
-    sizes[axis] = 1
-    return tensor.ExtractSliceOp(out_t, src, [k], [], [], offsets, sizes, [1] * len(shape)).result
+    out_t = ir.RankedTensorType.get(shape[:axis] + shape[axis + 1 :], tile.element_of(src.type))
+    offsets, sizes, strides = _unit_slice(shape, axis)
+    return tensor.ExtractSliceOp(out_t, src, [k], [], [], offsets, sizes, strides).result
 
 
 def _insert_slice(value: ir.Value, dest: ir.Value, axis: int, k: ir.Value) -> ir.Value:
-    shape = tile.shape_of(dest.type)
-    dynamic = (
-        ir.ShapedType.get_dynamic_stride_or_offset()
-        if hasattr(ir.ShapedType, "get_dynamic_stride_or_offset")
-        else -(2**63)
-    )
-    offsets = [0] * len(shape)
-    offsets[axis] = dynamic
-    sizes = list(shape)
-    sizes[axis] = 1
-    return tensor.InsertSliceOp(value, dest, [k], [], [], offsets, sizes, [1] * len(shape)).result
+    offsets, sizes, strides = _unit_slice(tile.shape_of(dest.type), axis)
+    return tensor.InsertSliceOp(value, dest, [k], [], [], offsets, sizes, strides).result
 
 
 def _reduce(op, sizes):

@@ -611,24 +611,14 @@ def _execute_region(tr, op):
 # -- tile -------------------------------------------------------------------------------------
 
 
-@handles("tile.program_id")
+@handles("tile.program_id", "tile.num_programs")
 def _program_id(tr, op):
     out = tr.slot(op.results[0])
     axis = ir.IntegerAttr(op.attributes["axis"]).value
+    source = "pid" if op.name == "tile.program_id" else "grid"
 
     def step(env, state):
-        env[out] = np.asarray(state.pid[axis], dtype=np.int32)
-
-    return step
-
-
-@handles("tile.num_programs")
-def _num_programs(tr, op):
-    out = tr.slot(op.results[0])
-    axis = ir.IntegerAttr(op.attributes["axis"]).value
-
-    def step(env, state):
-        env[out] = np.asarray(state.grid[axis], dtype=np.int32)
+        env[out] = np.asarray(getattr(state, source)[axis], dtype=np.int32)
 
     return step
 
