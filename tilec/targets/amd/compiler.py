@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import tempfile
 
 from mlir import ir
 
-from tilec.targets.stages import run_stage
+from tilec.targets.stages import run_stage, run_tool
 
 WAVE64 = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
 
@@ -107,16 +105,12 @@ def codegen(llir: str, arch: str) -> tuple[str, bytes]:
 
 
 def link(obj: bytes) -> bytes:
-    lld = find_lld()
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = os.path.join(tmp, "k.o"), os.path.join(tmp, "k.hsaco")
-        with open(src, "wb") as f:
-            f.write(obj)
-        r = subprocess.run([lld, "-shared", "--no-undefined", src, "-o", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise AmdToolError(f"ld.lld failed: {r.stderr.strip()}")
-        with open(out, "rb") as f:
-            return f.read()
+    hsaco, err = run_tool(
+        [find_lld(), "-shared", "--no-undefined", "{src}", "-o", "{out}"], obj, "k.o", "k.hsaco"
+    )
+    if hsaco is None:
+        raise AmdToolError(f"ld.lld failed: {err}")
+    return hsaco
 
 
 def compile(kernel, module: ir.Module) -> None:

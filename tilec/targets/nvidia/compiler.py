@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.targets.stages import run_stage
+from tilec.targets.stages import run_stage, run_tool
 
 
 @dataclass(frozen=True)
@@ -81,15 +79,12 @@ def assemble(ptx: str, arch: str) -> bytes | None:
     ptxas = find_ptxas()
     if ptxas is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-        with open(src, "w") as f:
-            f.write(ptx)
-        r = subprocess.run([ptxas, f"-arch={arch}", "-O3", src, "-o", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"ptxas failed for {arch}:\n{r.stderr}")
-        with open(out, "rb") as f:
-            return f.read()
+    cubin, err = run_tool(
+        [ptxas, f"-arch={arch}", "-O3", "{src}", "-o", "{out}"], ptx.encode(), "k.ptx", "k.cubin"
+    )
+    if cubin is None:
+        raise RuntimeError(f"ptxas failed for {arch}:\n{err}")
+    return cubin
 
 
 def compile(kernel, module: ir.Module) -> None:
