@@ -48,12 +48,8 @@ def num_warps_for(block: int) -> int:
     return 4 if block <= 1024 else 8 if block <= 4096 else 16
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
-    parser.add_argument("--json")
-    args = parser.parse_args()
+def run(quick: bool = False, no_compile: bool = False, on_row=None) -> tuple[list[dict], dict]:
+    """Every measurement of this benchmark: (rows, meta). on_row(row) is called as each row is done."""
     tk, tr = load_kernels()
     rows = []
     dev = "cuda"
@@ -70,6 +66,8 @@ def main():
         )
         ratio = f" tilec/triton={row['tilec_over_triton']:.2f}" if "tilec_over_triton" in row else ""
         print(f"{kind:<16} {size:>12} {dtype:>5}  {cells}{ratio}", flush=True)
+        if on_row is not None:
+            on_row(row)
 
     # host overhead per launch of a tiny kernel (no synchronization between launches)
     a1, b1, o1 = (torch.randn(16, device=dev) for _ in range(3))
@@ -101,7 +99,7 @@ def main():
     record("copy", str(n), "fp32", 2 * n * 4, {"torch": bench(lambda: y.copy_(x))})
 
     # vector add
-    for n in [1 << 20, 1 << 24, 1 << 26] if not args.quick else [1 << 24]:
+    for n in [1 << 20, 1 << 24, 1 << 26] if not quick else [1 << 24]:
         a, b = torch.randn(n, device=dev), torch.randn(n, device=dev)
         out = torch.empty_like(a)
         grid = ((n + 1023) // 1024,)
@@ -115,11 +113,11 @@ def main():
         record("vector_add", str(n), "fp32", 3 * n * 4, times)
 
     compiled_softmax = (
-        None if args.no_compile else torch.compile(lambda t: torch.softmax(t, dim=-1), dynamic=False)
+        None if no_compile else torch.compile(lambda t: torch.softmax(t, dim=-1), dynamic=False)
     )
     shapes = [(4096, 1024), (4096, 4096), (8192, 8192), (4096, 16384)]
     for dtype, dname in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
-        for m, n in shapes if not args.quick else shapes[:2]:
+        for m, n in shapes if not quick else shapes[:2]:
             x = torch.randn(m, n, device=dev, dtype=dtype)
             out = torch.empty_like(x)
             block = 1 << (n - 1).bit_length()
@@ -159,7 +157,7 @@ def main():
 
     for gelu in (False, True):
         for dtype, dname in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
-            for m, n in [(4096, 1024), (4096, 4096), (8192, 8192)] if not args.quick else [(4096, 1024)]:
+            for m, n in [(4096, 1024), (4096, 4096), (8192, 8192)] if not quick else [(4096, 1024)]:
                 x = torch.randn(m, n, device=dev, dtype=dtype)
                 w, b = torch.randn(n, device=dev, dtype=dtype), torch.randn(n, device=dev, dtype=dtype)
                 out = torch.empty_like(x)
@@ -195,16 +193,26 @@ def main():
                     times,
                 )
 
-    if args.json:
-        meta = {
-            "device": torch.cuda.get_device_name(),
-            "date": time.strftime("%Y-%m-%d"),
-            "commit": os.environ.get("TILEC_COMMIT", ""),
-            "torch": torch.__version__,
-        }
-        import triton
+    meta = {
+        "device": torch.cuda.get_device_name(),
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": os.environ.get("TILEC_COMMIT", ""),
+        "torch": torch.__version__,
+    }
+    import triton
 
-        meta["triton"] = triton.__version__
+    meta["triton"] = triton.__version__
+    return rows, meta
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    rows, meta = run(args.quick, args.no_compile)
+    if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 

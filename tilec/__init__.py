@@ -10,6 +10,9 @@ NVIDIA, AMD and the CPU.
 """
 
 from . import language
+from .aot import load
+from .autotuner import Config, autotune, heuristics
+from .cache import ArtifactError
 from .compiler import CompiledKernel, compile
 from .python.errors import CompilationError, InterpreterError
 from .python.jit import VERSION as __version__
@@ -27,13 +30,18 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = [
     "__version__",
+    "ArtifactError",
     "CompilationError",
+    "Config",
     "CompiledKernel",
     "InterpreterError",
     "JITFunction",
+    "autotune",
     "cdiv",
     "compile",
+    "heuristics",
     "jit",
     "language",
+    "load",
     "next_power_of_2",
 ]

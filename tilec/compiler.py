@@ -10,7 +10,6 @@ Targets: "interpreter" (tile IR executed with NumPy), "cpu" (native code), NVIDI
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 
 from tilec.language import core
@@ -19,6 +18,7 @@ from .python import arrays
 from .python.errors import CompilationError
 
 INTERPRETER = "interpreter"
+COMPILE_ONLY = False  # set in autotuning's compile processes: they fill the cache and never launch
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,72 @@ class CompiledKernel:
         return "device assertion failed"
 
     def __getitem__(self, grid):
+        """`compiled[grid](*args)`: a launch with the run-time arguments only, checked against the
+        signature the kernel was compiled for (count, array dtypes, the alignment it assumes)."""
         from .python.jit import _resolve_grid
 
-        return lambda *args: self.launch(_resolve_grid(grid, {}), list(args))
+        def launch(*args):
+            self.check_arguments(args)
+            return self.launch(_resolve_grid(grid, dict(zip(self.arg_names, args))), list(args))
+
+        return launch
+
+    def check_arguments(self, args) -> None:
+        if len(args) != len(self.arg_names):
+            raise TypeError(
+                f"{self.name} takes {len(self.arg_names)} arguments ({', '.join(self.arg_names)}), "
+                f"got {len(args)}"
+            )
+        divisibility = self.metadata.get("divisibility") or [1] * len(args)
+        for name, t, div, value in zip(self.arg_names, self.arg_types, divisibility, args):
+            where = f"{self.name}: argument '{name}'"
+            if t.is_ptr():
+                info = arrays.describe(value)
+                if info is None:
+                    raise TypeError(f"{where} must be an array of {t.element_ty}, got {type(value).__name__}")
+                if info.dtype != t.element_ty:
+                    raise TypeError(f"{where} must hold {t.element_ty}, got an array of {info.dtype}")
+                address = info.address
+            elif t.is_floating():
+                if not isinstance(value, int | float):
+                    raise TypeError(f"{where} must be a number, got {type(value).__name__}")
+                continue
+            else:
+                if not isinstance(value, int):
+                    raise TypeError(f"{where} must be an integer ({t}), got {type(value).__name__}")
+                bits = t.primitive_bitwidth
+                low, high = (
+                    (0, 2**bits)
+                    if t.is_int_unsigned() or t.is_bool()
+                    else (-(2 ** (bits - 1)), 2 ** (bits - 1))
+                )
+                if not low <= value < high:
+                    raise ValueError(f"{where} = {value} does not fit in {t}")
+                address = value
+            if div > 1 and address % div:
+                raise ValueError(
+                    f"{where} was compiled assuming divisibility by {div}, got "
+                    f"{'an address' if t.is_ptr() else 'the value'} {address} that is not"
+                )
+
+
+def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
+    """Gives `kernel` the runtime launcher of its target when this machine can run it."""
+    from .cache import target_family
+
+    if COMPILE_ONLY:
+        return
+    family = target_family(kernel.target)
+    if family == "cpu":
+        from .targets.cpu import runtime
+
+        kernel._launcher = runtime.Launcher(kernel, None if binary_path is None else str(binary_path))
+    elif family == "nvidia":
+        from .targets.nvidia import runtime
+
+        kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
+    else:
+        kernel._launcher = None  # no AMD runtime yet: code objects are compiled and inspected
 
 
 def select_target(values) -> str:
@@ -83,33 +146,56 @@ def select_target(values) -> str:
     return "cpu"
 
 
-def _timing(stage: str, start: float) -> None:
-    if os.environ.get("TILEC_TIMING"):
-        print(f"[tilec] {stage}: {(time.perf_counter() - start) * 1e3:.1f} ms", flush=True)
+def specialization_key(specs: dict) -> tuple:
+    """A canonical, hashable form of the code generator's argument specs."""
+    key = []
+    for name, spec in specs.items():
+        if spec[0] == "arg":
+            key.append((name, "arg", str(spec[1]), tuple(sorted(spec[2].items()))))
+        else:
+            key.append((name, "const", repr(spec[1])))
+    return tuple(key)
 
 
 def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> CompiledKernel:
-    from .python import codegen
+    """Compiles (or loads from the disk cache) `jit_fn` specialized by `specs` for `target`."""
+    from . import cache
+    from .timing import collect, timed
 
-    start = time.perf_counter()
-    module = codegen.build_module(jit_fn, specs, debug=options.debug)
-    _timing("tile", start)
-    arg_names = [n for n, s in specs.items() if s[0] == "arg"]
-    kernel = CompiledKernel(
-        name=jit_fn.__name__,
-        target=target,
-        arg_names=arg_names,
-        arg_types=[specs[n][1] for n in arg_names],
-        constants={n: s[1] for n, s in specs.items() if s[0] == "const"},
-        options=options,
-    )
-    kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)
-    if target == INTERPRETER:
-        _prepare_interpreter(kernel, module)
-        return kernel
-    from .targets import get_target
+    name = jit_fn.__name__
+    with collect() as times, timed("total", name):
+        key = None
+        if target != INTERPRETER:
+            key = cache.kernel_key(jit_fn.cache_key, specialization_key(specs), target, options)
+            with timed("cache lookup", name):
+                kernel = cache.load(key)
+            if kernel is not None:
+                return kernel
+        from .python import codegen
 
-    get_target(target).compile(kernel, module)
+        with timed("tile", name):
+            module = codegen.build_module(jit_fn, specs, debug=options.debug)
+        arg_names = [n for n, s in specs.items() if s[0] == "arg"]
+        kernel = CompiledKernel(
+            name=name,
+            target=target,
+            arg_names=arg_names,
+            arg_types=[specs[n][1] for n in arg_names],
+            constants={n: s[1] for n, s in specs.items() if s[0] == "const"},
+            options=options,
+        )
+        kernel.metadata["divisibility"] = [specs[n][2].get("tile.divisibility", 1) for n in arg_names]
+        kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)
+        if target == INTERPRETER:
+            _prepare_interpreter(kernel, module)
+            return kernel
+        from .targets import get_target
+
+        get_target(target).compile(kernel, module)
+        kernel.metadata["compile_ms"] = {k: round(v, 2) for k, v in times.items()}
+        with timed("cache store", name):
+            stored = cache.store(key, kernel)
+        attach_launcher(kernel, stored / "so" if stored is not None and target == "cpu" else None)
     return kernel
 
 
@@ -140,7 +226,14 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
     constexprs = dict(constexprs or {})
     names = [n for n in fn.arg_names if n not in constexprs]
     if isinstance(signature, str):
-        signature = dict(zip(names, [s for s in signature.split(",") if s.strip()]))
+        types = [s for s in signature.split(",") if s.strip()]
+        if len(types) != len(names):
+            src = fn.source_info()
+            raise TypeError(
+                f"{src.filename}:{src.fndef.lineno}: the signature has {len(types)} types for "
+                f"{len(names)} run-time parameters ({', '.join(names)})"
+            )
+        signature = dict(zip(names, types))
     specs = {}
     for name in fn.arg_names:
         if name in constexprs:

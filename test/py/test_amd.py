@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from suite import CASES
 
-from tilec.targets.amd.compiler import AmdToolError, find_lld
+from tilec.targets.tools import ToolError, find_lld
 
 EM_AMDGPU = 224
 LIMITS = {
@@ -23,7 +23,7 @@ def _lld_available():
     try:
         find_lld()
         return True
-    except AmdToolError:
+    except ToolError:
         return False
 
 

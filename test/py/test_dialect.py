@@ -117,3 +117,11 @@ def test_pointer_types():
         s = tile.ptr_type(ir.F32Type.get(), 3)
         assert str(s) == "!tile.ptr_as<f32, 3 : i32>"
         assert tile.address_space(s) == 3 and str(tile.pointee_type(s)) == "f32"
+
+
+def test_language_docs_are_fresh():
+    from tilec.language import docgen as language_docgen
+
+    assert (ROOT / "docs" / "language.md").read_text() == language_docgen.render(), (
+        "docs/language.md is stale: python -m tilec.language.docgen > docs/language.md"
+    )

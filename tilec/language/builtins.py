@@ -10,13 +10,14 @@ import builtins as _py
 import functools
 import numbers
 
-from mlir import ir
-
-from tilec.dialects import tile
+from tilec._lazy import lazy_module
 
 from . import core, semantic
 from .core import dtype, tensor
 from .semantic import SemanticError, to_tensor
+
+ir = lazy_module("mlir.ir")
+tile = lazy_module("tilec.dialects.tile")
 
 _active = 0  # > 0 while a kernel is being compiled
 
@@ -72,6 +73,7 @@ def _dtype(d) -> dtype:
 
 @builtin
 def program_id(axis) -> tensor:
+    """The index of this program instance along grid axis `axis` (0, 1 or 2), an int32 scalar."""
     axis = _const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
@@ -80,6 +82,7 @@ def program_id(axis) -> tensor:
 
 @builtin
 def num_programs(axis) -> tensor:
+    """The number of program instances along grid axis `axis`, an int32 scalar."""
     axis = _const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
@@ -88,6 +91,7 @@ def num_programs(axis) -> tensor:
 
 @builtin
 def arange(start, end) -> tensor:
+    """The int32 block `[start, start + 1, ..., end - 1]`; `end - start` must be a power of two."""
     start, end = _const_int(start, "arange start"), _const_int(end, "arange end")
     if end <= start:
         raise SemanticError(f"arange end ({end}) must be greater than start ({start})")
@@ -101,6 +105,7 @@ def arange(start, end) -> tensor:
 
 @builtin
 def full(shape, value, dtype) -> tensor:
+    """A block of `shape` filled with `value`, of type `dtype`."""
     shape, t = _shape(shape), _dtype(dtype)
     if isinstance(value, tensor):
         return semantic.broadcast_to(semantic.cast(value, t), shape)
@@ -109,21 +114,25 @@ def full(shape, value, dtype) -> tensor:
 
 @builtin
 def zeros(shape, dtype) -> tensor:
+    """A block of `shape` filled with zeros of type `dtype`."""
     return full(shape, 0, dtype)
 
 
 @builtin
 def zeros_like(x) -> tensor:
+    """A block of zeros with the shape and dtype of `x`."""
     return full(x.shape, 0, x.dtype)
 
 
 @builtin
 def full_like(x, value) -> tensor:
+    """A block filled with `value`, with the shape and dtype of `x`."""
     return full(x.shape, value, x.dtype)
 
 
 @builtin
 def cdiv(a, b):
+    """Ceiling division `(a + b - 1) // b`, on compile-time values or tensors."""
     return (a + b - 1) // b
 
 
@@ -169,6 +178,11 @@ def load(
     eviction_policy="",
     volatile=False,
 ) -> tensor:
+    """Reads the block of values `pointer` points to. Lanes where `mask` is false read nothing and take
+    `other` (undefined without it). The hints `cache_modifier`, `eviction_policy` and `volatile` are
+    recorded on the tile op; `boundary_check`/`padding_option` belong to block pointers, which tilec does
+    not have.
+    """
     ptr = _check_ptr(pointer, "tl.load")
     if boundary_check or padding_option:
         raise SemanticError("block pointers (boundary_check, padding_option) are not supported yet")
@@ -192,6 +206,7 @@ def load(
 
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    """Writes `value` (broadcast to the pointer block's shape) where `mask` is true."""
     ptr = _check_ptr(pointer, "tl.store")
     if boundary_check:
         raise SemanticError("block pointers (boundary_check) are not supported yet")
@@ -239,6 +254,7 @@ def _int_only(name):
 
 @builtin
 def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically adds `val` at each pointer (where `mask`), returning the previous values."""
     return _atomic(
         lambda e: "fadd" if e.is_floating() else "add", pointer, val, mask, sem, scope, "atomic_add"
     )
@@ -246,6 +262,7 @@ def atomic_add(pointer, val, mask=None, sem=None, scope=None):
 
 @builtin
 def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic maximum at each pointer (where `mask`), returning the previous values."""
     return _atomic(
         lambda e: "umax" if e.is_int_unsigned() else "max", pointer, val, mask, sem, scope, "atomic_max"
     )
@@ -253,6 +270,7 @@ def atomic_max(pointer, val, mask=None, sem=None, scope=None):
 
 @builtin
 def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic minimum at each pointer (where `mask`), returning the previous values."""
     return _atomic(
         lambda e: "umin" if e.is_int_unsigned() else "min", pointer, val, mask, sem, scope, "atomic_min"
     )
@@ -260,26 +278,31 @@ def atomic_min(pointer, val, mask=None, sem=None, scope=None):
 
 @builtin
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically stores `val` at each pointer (where `mask`), returning the previous values."""
     return _atomic(lambda e: "xchg", pointer, val, mask, sem, scope, "atomic_xchg")
 
 
 @builtin
 def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise and at each pointer (where `mask`), returning the previous values."""
     return _atomic(_int_only("atomic_and"), pointer, val, mask, sem, scope, "atomic_and")
 
 
 @builtin
 def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise or at each pointer (where `mask`), returning the previous values."""
     return _atomic(_int_only("atomic_or"), pointer, val, mask, sem, scope, "atomic_or")
 
 
 @builtin
 def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise xor at each pointer (where `mask`), returning the previous values."""
     return _atomic(_int_only("atomic_xor"), pointer, val, mask, sem, scope, "atomic_xor")
 
 
 @builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Atomic compare-and-swap: where the value equals `cmp` it becomes `val`; returns the previous values."""
     ptr = _check_ptr(pointer, "tl.atomic_cas")
     elem = ptr.dtype.element_ty
     cmp = semantic.broadcast_to(semantic.cast(to_tensor(cmp, elem), elem), ptr.shape)
@@ -295,16 +318,19 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
 
 @builtin
 def where(condition, x, y) -> tensor:
+    """Elementwise `x` where `condition` is true, else `y` (all three broadcast together)."""
     return semantic.where(condition, x, y)
 
 
 @builtin
 def minimum(x, y, propagate_nan=False) -> tensor:
+    """Elementwise minimum; `propagate_nan=tl.PropagateNan.ALL` makes a NaN operand win."""
     return semantic.minimum(x, y, _nan_flag(propagate_nan))
 
 
 @builtin
 def maximum(x, y, propagate_nan=False) -> tensor:
+    """Elementwise maximum; `propagate_nan=tl.PropagateNan.ALL` makes a NaN operand win."""
     return semantic.maximum(x, y, _nan_flag(propagate_nan))
 
 
@@ -319,6 +345,7 @@ def _nan_flag(v) -> bool:
 
 @builtin
 def clamp(x, min, max, propagate_nan=False) -> tensor:
+    """`x` limited to `[min, max]` elementwise (floating point)."""
     return semantic.minimum(semantic.maximum(x, min, bool(propagate_nan)), max, bool(propagate_nan))
 
 
@@ -348,21 +375,25 @@ tanh = _unary("tanh")
 
 @builtin
 def sqrt_rn(x) -> tensor:
+    """Square root rounded to nearest (IEEE), where `tl.sqrt` may use a faster approximation."""
     return semantic.float_unary("sqrt", x)
 
 
 @builtin
 def abs(x) -> tensor:
+    """Elementwise absolute value."""
     return semantic.abs_(x)
 
 
 @builtin
 def fma(x, y, z) -> tensor:
+    """Fused multiply-add `x * y + z` with one rounding."""
     return semantic.fma(x, y, z)
 
 
 @builtin
 def sigmoid(x) -> tensor:
+    """Elementwise `1 / (1 + exp(-x))`."""
     x = to_tensor(x)
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.sigmoid needs a floating-point operand, got {x.dtype}")
@@ -371,16 +402,19 @@ def sigmoid(x) -> tensor:
 
 @builtin
 def div_rn(x, y) -> tensor:
+    """Division rounded to nearest (IEEE), where `/` on fp32 may use a faster division."""
     return semantic.truediv(x, y, precise=True)
 
 
 @builtin
 def fdiv(x, y, ieee_rounding=False) -> tensor:
+    """Floating-point division; `ieee_rounding=True` is `div_rn`."""
     return semantic.truediv(x, y, precise=bool(ieee_rounding))
 
 
 @builtin
 def umulhi(x, y) -> tensor:
+    """The high 32 bits of the 64-bit product of two 32-bit integers."""
     x, y, t = semantic._operands(x, y)
     if not t.is_int() or t.primitive_bitwidth != 32:
         raise SemanticError(f"tl.umulhi needs 32-bit integers, got {t}")
@@ -401,17 +435,20 @@ def _unpack_shape(shape):
 
 @builtin
 def broadcast_to(input, *shape) -> tensor:
+    """`input` broadcast to `shape` (dimensions of size 1 grow)."""
     return semantic.broadcast_to(to_tensor(input), _shape(_unpack_shape(shape)))
 
 
 @builtin
 def broadcast(input, other):
+    """`input` and `other` broadcast to their common shape."""
     a, b = semantic.binary_broadcast(to_tensor(input), to_tensor(other))
     return a, b
 
 
 @builtin
 def reshape(input, *shape, can_reorder=False) -> tensor:
+    """The same elements in a new shape (row-major order is kept; `can_reorder` is accepted)."""
     x = to_tensor(input)
     shape = _shape(_unpack_shape(shape))
     n = 1
@@ -431,6 +468,7 @@ view = reshape
 
 @builtin
 def expand_dims(input, axis) -> tensor:
+    """`input` with a new dimension of size 1 at `axis` (also written `x[:, None]`)."""
     x = to_tensor(input)
     axes = axis if isinstance(axis, tuple | list) else [axis]
     axes = [_const_int(a, "axis") for a in axes]
@@ -443,6 +481,7 @@ def expand_dims(input, axis) -> tensor:
 
 @builtin
 def trans(input, *dims) -> tensor:
+    """`input` with its dimensions permuted (reversed by default: a 2-D transpose)."""
     x = to_tensor(input)
     dims = _unpack_shape(dims)
     if not dims:
@@ -461,6 +500,7 @@ permute = trans
 
 @builtin
 def ravel(x) -> tensor:
+    """`input` flattened to one dimension."""
     return reshape(x, x.numel)
 
 
@@ -533,6 +573,7 @@ def _sum_dtype(t: dtype) -> dtype:
 
 @builtin
 def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
+    """The sum along `axis` (all elements when None); integers below 32 bits are summed as int32."""
     x = to_tensor(input)
     target = _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
     x = semantic.cast(x, target)
@@ -575,6 +616,7 @@ def _with_indices(x: tensor, axis, keep_dims, greater):
 
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The maximum along `axis`; with `return_indices=True` also its index (the first one on ties)."""
     x = to_tensor(input)
     if return_indices:
         v, i = _with_indices(x, axis, keep_dims, greater=True)
@@ -584,6 +626,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The minimum along `axis`; with `return_indices=True` also its index (the first one on ties)."""
     x = to_tensor(input)
     if return_indices:
         v, i = _with_indices(x, axis, keep_dims, greater=False)
@@ -593,21 +636,25 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 @builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    """The index of the maximum along `axis` (the first one on ties)."""
     return _with_indices(to_tensor(input), axis, keep_dims, greater=True)[1]
 
 
 @builtin
 def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    """The index of the minimum along `axis` (the first one on ties)."""
     return _with_indices(to_tensor(input), axis, keep_dims, greater=False)[1]
 
 
 @builtin
 def xor_sum(input, axis=None, keep_dims=False) -> tensor:
+    """The bitwise xor of the elements along `axis`."""
     x = to_tensor(input)
     return reduce_tensors([x], axis, lambda a, b: semantic.xor_(a[0], b[0]), keep_dims)[0]
 
 
 def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[tensor]:
+    """Inclusive scans of `inputs` along `axis` with `combine(lhs_list, rhs_list)`."""
     if not inputs[0].shape:
         raise SemanticError("cannot scan a scalar")
     axis = _normalize_axis(axis, len(inputs[0].shape))
@@ -619,6 +666,7 @@ def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[ten
 
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
+    """The inclusive prefix sum along `axis` (`reverse=True` scans from the end)."""
     x = to_tensor(input)
     x = semantic.cast(x, _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype))
     return scan_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), reverse)[0]
@@ -626,6 +674,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
 
 @builtin
 def cumprod(input, axis=0, reverse=False) -> tensor:
+    """The inclusive prefix product along `axis` (`reverse=True` scans from the end)."""
     x = to_tensor(input)
     return scan_tensors([x], axis, lambda a, b: semantic.mul(a[0], b[0]), reverse)[0]
 
@@ -646,6 +695,7 @@ def _user_combine(fn, n):
 
 @builtin
 def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduces `input` (a tensor or a tuple of tensors) along `axis` with a @tilec.jit `combine_fn`."""
     inputs = list(input) if isinstance(input, tuple | list) else [input]
     inputs = [to_tensor(x) for x in inputs]
     out = reduce_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), keep_dims)
@@ -654,6 +704,7 @@ def reduce(input, axis, combine_fn, keep_dims=False):
 
 @builtin
 def associative_scan(input, axis, combine_fn, reverse=False):
+    """Inclusive scan of `input` (a tensor or tuple) along `axis` with a @tilec.jit `combine_fn`."""
     inputs = list(input) if isinstance(input, tuple | list) else [input]
     inputs = [to_tensor(x) for x in inputs]
     out = scan_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), reverse)
@@ -669,6 +720,9 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 def dot(
     input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
 ):
+    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given;
+    fp16/bf16 inputs accumulate in fp32. `input_precision` and `max_num_imprecise_acc` are accepted.
+    """
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 2 or len(b.shape) != 2:
         raise SemanticError(f"tl.dot needs 2-D tensors, got shapes {list(a.shape)} and {list(b.shape)}")
@@ -708,6 +762,7 @@ def dot(
 
 @builtin
 def static_assert(cond, msg=""):
+    """Fails the compilation with `msg` unless the compile-time `cond` holds."""
     if isinstance(cond, tensor):
         raise SemanticError("tl.static_assert needs a compile-time condition, got a tensor")
     if not cond:
@@ -716,6 +771,7 @@ def static_assert(cond, msg=""):
 
 @builtin
 def static_print(*values, sep=" ", end="\n"):
+    """Prints compile-time values while the kernel compiles."""
     print(*values, sep=sep, end=end)
 
 
@@ -724,6 +780,9 @@ debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_
 
 @builtin
 def device_print(prefix, *args, hex=False):
+    """Prints `prefix` and each element of the given tensors at run time, with the program id and
+    the element index (CPU target and interpreter; GPU targets report a clear error).
+    """
     if not isinstance(prefix, str):
         raise SemanticError("tl.device_print: the first argument must be a string prefix")
     if not args:
@@ -735,6 +794,9 @@ def device_print(prefix, *args, hex=False):
 
 @builtin
 def device_assert(cond, msg=""):
+    """Stops the kernel with `msg` and the source location where `cond` is false (in debug mode:
+    `@tilec.jit(debug=True)` or `TILEC_DEBUG=1`; the interpreter always checks).
+    """
     if not debug_enabled:
         return
     cond = to_tensor(cond)
@@ -756,16 +818,19 @@ def _hint_attr(x: tensor, name: str, values):
 
 @builtin
 def multiple_of(input, values) -> tensor:
+    """Promises the compiler that every value of `input` is a multiple of `values` (enables wider accesses)."""
     return _hint_attr(to_tensor(input), "divisibility", values)
 
 
 @builtin
 def max_contiguous(input, values) -> tensor:
+    """Promises that `input` holds runs of `values` consecutive integers."""
     return _hint_attr(to_tensor(input), "contiguity", values)
 
 
 @builtin
 def max_constancy(input, values) -> tensor:
+    """Promises that `input` holds runs of `values` equal values."""
     return _hint_attr(to_tensor(input), "constancy", values)
 
 

@@ -8,7 +8,10 @@ numbers) are plain Python objects; `constexpr` marks parameters that must be one
 from __future__ import annotations
 
 import numpy as np
-from mlir import ir
+
+from tilec._lazy import lazy_module
+
+ir = lazy_module("mlir.ir")
 
 try:
     import ml_dtypes

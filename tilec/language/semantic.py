@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import numbers
 
-from mlir import ir
-from mlir.dialects import arith, math
-
-from tilec.dialects import tile
+from tilec._lazy import lazy_module
 
 from . import core
 from .core import dtype, tensor
+
+ir = lazy_module("mlir.ir")
+arith = lazy_module("mlir.dialects.arith")
+math = lazy_module("mlir.dialects.math")
+tile = lazy_module("tilec.dialects.tile")
 
 
 class SemanticError(Exception):

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import ast
 import builtins as _py
-import inspect
 import numbers
 import os
-import textwrap
 
 from mlir import ir
 from mlir.dialects import func, scf
@@ -27,6 +25,7 @@ from tilec.language.core import tensor
 from tilec.language.semantic import SemanticError, to_tensor
 
 from .errors import CompilationError
+from .source import SourceInfo
 
 MAX_INLINE_DEPTH = 32
 
@@ -37,27 +36,6 @@ class _Unsupported(Exception):
 
 def _is_tensor(v) -> bool:
     return isinstance(v, tensor)
-
-
-def _is_constexpr_annotation(annotation) -> bool:
-    if annotation is tl.constexpr:
-        return True
-    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
-
-
-class SourceInfo:
-    """The parsed function with line/column offsets mapped back to the file."""
-
-    def __init__(self, fn):
-        self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        lines, first = inspect.getsourcelines(fn)
-        source = "".join(lines)
-        dedented = textwrap.dedent(source)
-        self.col_offset = len(lines[0]) - len(lines[0].lstrip())
-        tree = ast.parse(dedented)
-        ast.increment_lineno(tree, first - 1)
-        self.fndef = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
-        self.source = source
 
 
 def assigned_names(stmts) -> list[str]:

@@ -11,8 +11,8 @@ import os
 from tilec.language import core
 
 from . import arrays
-from .codegen import SourceInfo, _is_constexpr_annotation
 from .errors import CompilationError, InterpreterError
+from .source import SourceInfo, is_constexpr_annotation
 
 VERSION = "0.1.0"
 
@@ -39,7 +39,7 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexpr_names = {
-            n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)
+            n for n, p in self.signature.parameters.items() if is_constexpr_annotation(p.annotation)
         }
         self.do_not_specialize = {self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize}
         self.debug = debug
@@ -187,8 +187,8 @@ class JITFunction:
                 parts.append(t)
             else:
                 data_ptr = getattr(v, "data_ptr", None)
-                if data_ptr is not None:  # torch
-                    parts.append((v.dtype, v.device, data_ptr() % 16 == 0))
+                if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
+                    parts.append((v.dtype, v.get_device(), data_ptr() % 16 == 0))
                 else:
                     info = arrays.describe(v)
                     if info is None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 
 from mlir import ir
 
@@ -16,9 +14,11 @@ def run_stage(
 ):
     """Runs `pipeline` on `module`; records the IR in asm[stage]; TILEC_DUMP_IR=1 prints it."""
     from tilec.python.errors import CompilationError
+    from tilec.timing import timed
 
     try:
-        run_pipeline(module, parse_pipeline(pipeline))
+        with timed(stage, kernel_name):
+            run_pipeline(module, parse_pipeline(pipeline))
     except StepFailed as e:
         d = e.diagnostics[0] if e.diagnostics else None
         file = d.file if d is not None and d.file else kernel_name
@@ -31,17 +31,3 @@ def run_stage(
         asm[stage] = module.operation.get_asm(enable_debug_info=False)
         if os.environ.get("TILEC_DUMP_IR"):
             print(f"// -----// tilec {kernel_name} after stage {stage} //----- //\n{asm[stage]}")
-
-
-def run_tool(argv, source: bytes, source_name: str, output_name: str) -> tuple[bytes | None, str]:
-    """Runs an external tool (ptxas, ld.lld) on `source` in a scratch folder; `argv` names the files
-    as {src} and {out}. Returns (output bytes or None on failure, stderr)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = os.path.join(tmp, source_name), os.path.join(tmp, output_name)
-        with open(src, "wb") as f:
-            f.write(source)
-        r = subprocess.run([a.format(src=src, out=out) for a in argv], capture_output=True, text=True)
-        if r.returncode != 0:
-            return None, r.stderr.strip()
-        with open(out, "rb") as f:
-            return f.read(), r.stderr

@@ -15,12 +15,11 @@ amdgcn intrinsics (no __ocml_*/__ockl_* calls).
 
 from __future__ import annotations
 
-import os
-import shutil
-
 from mlir import ir
 
-from tilec.targets.stages import run_stage, run_tool
+from tilec.targets.stages import run_stage
+from tilec.targets.tools import ToolError, find_lld, run_tool
+from tilec.timing import timed
 
 WAVE64 = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
 
@@ -44,27 +43,6 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
             f"convert-gpu-to-rocdl{{chipset={arch} index-bitwidth=64}},canonicalize,cse,reconcile-unrealized-casts)",
         ),
     ]
-
-
-class AmdToolError(RuntimeError):
-    pass
-
-
-def find_lld() -> str:
-    """ld.lld from ROCm, else from PATH (ld.lld, ld.lld-19, ...)."""
-    searched = []
-    for root in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
-        if root:
-            path = os.path.join(root, "llvm", "bin", "ld.lld")
-            searched.append(path)
-            if os.path.exists(path):
-                return path
-    for name in ("ld.lld", *(f"ld.lld-{v}" for v in range(22, 14, -1))):
-        searched.append(name)
-        found = shutil.which(name)
-        if found:
-            return found
-    raise AmdToolError("no ld.lld found to link the AMD code object; searched: " + ", ".join(searched))
 
 
 def _gpu_module_llvm_ir(module: ir.Module) -> str:
@@ -109,7 +87,7 @@ def link(obj: bytes) -> bytes:
         [find_lld(), "-shared", "--no-undefined", "{src}", "-o", "{out}"], obj, "k.o", "k.hsaco"
     )
     if hsaco is None:
-        raise AmdToolError(f"ld.lld failed: {err}")
+        raise ToolError(f"ld.lld failed: {err}")
     return hsaco
 
 
@@ -130,12 +108,13 @@ def compile(kernel, module: ir.Module) -> None:
                 f"AMD code would need a ROCm device library ({bad}*), which is not available",
             )
     try:
-        asm, obj = codegen(llir, arch)
+        with timed("amdgcn", kernel.name):
+            asm, obj = codegen(llir, arch)
         kernel.asm["amdgcn"] = asm
-        kernel.asm["hsaco"] = link(obj)
-    except (AmdToolError, RuntimeError) as e:
+        with timed("hsaco", kernel.name):
+            kernel.asm["hsaco"] = link(obj)
+    except (ToolError, RuntimeError) as e:
         raise CompilationError(kernel.name, 0, 0, f"AMD code generation failed: {e}") from None
     kernel.metadata.update(
         {"wavefront": wavefront_size(arch), "threads": kernel.options.num_warps * wavefront_size(arch)}
     )
-    kernel._launcher = None  # the hip-python runtime is separate work; compiled code objects are inspected

@@ -3,17 +3,23 @@
 Stages (names used in `compiled.asm` and TILEC_DUMP_IR):
     tile     the frontend's tile IR
     linalg   after tile-cpu-grid and convert-tile-to-linalg (pointers are i64 addresses)
-    llvm     the LLVM dialect module handed to the ExecutionEngine
-The grid loop is compiled code (`tile-cpu-grid`); the runtime splits the grid across cores.
+    llvm     the LLVM dialect module
+    llir     LLVM IR text (with the host-callback hooks of tl.device_print)
+    so       a shared library: `opt -O3` and `llc` for the host CPU, linked by ld.lld (or cc)
+The grid loop is compiled code (`tile-cpu-grid`); the runtime loads the library with ctypes (no MLIR
+needed to run it) and splits the grid across cores.
 """
 
 from __future__ import annotations
 
+import platform
+import re
 from dataclasses import dataclass
 
 from mlir import ir
 
 from tilec.targets.stages import run_stage
+from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
 TILE_TO_LINALG = "tile-canonicalize,tile-cpu-grid,convert-tile-to-linalg,canonicalize,cse"
 BUFFERIZE = (
@@ -80,11 +86,85 @@ def _reject_bool_buffers(module: ir.Module, kernel_name: str) -> None:
                 )
 
 
-def compile(kernel, module: ir.Module) -> None:
-    """Lowers the tile module to native code and attaches a launcher to `kernel`."""
-    from . import runtime
+HOOK_PREFIX = "__tilec_hook"
 
+
+def host_triple() -> str:
+    machine = platform.machine().lower()
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    return f"{arch}-unknown-linux-gnu"
+
+
+def llvm_ir(module: ir.Module) -> str:
+    """LLVM IR of the lowered module. Host callbacks (`_mlir_ciface___tilec_print_*`) become functions
+    that call through a pointer global `__tilec_hook<name>`, which the runtime sets after loading."""
+    from mlir.dialects import llvm as llvm_d
+
+    text = str(llvm_d.translate_module_to_llvmir(module.operation))
+    declaration = re.compile(r"^declare void @(_mlir_ciface___tilec_\w+)\(([^)]*)\)$", re.MULTILINE)
+
+    def trampoline(m: re.Match) -> str:
+        name, types = m.group(1), [t.strip() for t in m.group(2).split(",") if t.strip()]
+        params = ", ".join(f"{t} %a{i}" for i, t in enumerate(types))
+        args = ", ".join(f"{t} %a{i}" for i, t in enumerate(types))
+        hook = f"@{HOOK_PREFIX}{name}"
+        return (
+            f"{hook} = global ptr null\n"
+            f"define void @{name}({params}) {{\n"
+            f"  %f = load ptr, ptr {hook}\n  call void %f({args})\n  ret void\n}}"
+        )
+
+    return declaration.sub(trampoline, text)
+
+
+def codegen(llir: str) -> bytes:
+    """LLVM's O3 pipeline, then code generation for this host's CPU, then a shared library."""
+    from tilec.python.errors import CompilationError
+
+    triple = host_triple()
+    try:
+        optimized, err = run_tool(
+            [llvm_tool("opt"), "-O3", f"-mtriple={triple}", "-mcpu=native", "{src}", "-o", "{out}"],
+            llir.encode(),
+            "k.ll",
+            "k.bc",
+        )
+        if optimized is None:
+            raise ToolError(f"opt failed: {err}")
+        obj, err = run_tool(
+            [
+                llvm_tool("llc"),
+                "-O3",
+                f"-mtriple={triple}",
+                "-mcpu=native",
+                "-relocation-model=pic",
+                "-filetype=obj",
+                "{src}",
+                "-o",
+                "{out}",
+            ],
+            optimized,
+            "k.bc",
+            "k.o",
+        )
+        if obj is None:
+            raise ToolError(f"llc failed: {err}")
+        library, err = run_tool([*host_linker(), "{src}", "-o", "{out}"], obj, "k.o", "k.so")
+        if library is None:
+            raise ToolError(f"linking failed: {err}")
+    except ToolError as e:
+        raise CompilationError("<cpu>", 0, 0, f"CPU code generation failed: {e}") from None
+    return library
+
+
+def compile(kernel, module: ir.Module) -> None:
+    """Lowers the tile module to a host shared library (`kernel.asm["so"]`)."""
     lower(module, kernel.name, kernel.asm)
     kernel.metadata["prints"] = kernel.asm.pop("_prints", [])
     kernel.metadata["asserts"] = kernel.asm.pop("_asserts", [])
-    kernel._launcher = runtime.Launcher(kernel, module)
+    from tilec.timing import timed
+
+    with timed("llir", kernel.name):
+        kernel.asm["llir"] = llvm_ir(module)
+    with timed("so", kernel.name):
+        kernel.asm["so"] = codegen(kernel.asm["llir"])

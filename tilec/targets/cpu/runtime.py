@@ -1,14 +1,14 @@
-"""CPU runtime: an ExecutionEngine per kernel, called through ctypes (which releases the GIL), with
-the grid split across the host's cores."""
+"""CPU runtime: a kernel's shared library loaded with ctypes (no MLIR needed), called with the GIL
+released, the grid split across the host's cores."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from mlir import execution_engine, ir
 
 from tilec.python import arrays
 
@@ -35,25 +35,39 @@ def _ctype(t):
     ]
 
 
-def _support_libraries() -> list[str]:
-    """libgcc_s provides the fp16 conversion helpers (__truncdfhf2, ...) that LLVM emits on x86."""
+_SUPPORT_LOADED = False
+
+
+def _load_support_libraries() -> None:
+    """Kernel libraries call libm (expf, ...) and libgcc_s (fp16 conversions such as __truncdfhf2):
+    load both into the global namespace once, so the kernels' undefined symbols resolve."""
+    global _SUPPORT_LOADED
+    if _SUPPORT_LOADED:
+        return
     import ctypes.util
 
-    found = ctypes.util.find_library("gcc_s")
-    if found is None:
-        return []
-    for folder in (
-        "/lib/x86_64-linux-gnu",
-        "/usr/lib/x86_64-linux-gnu",
-        "/lib64",
-        "/usr/lib64",
-        "/lib",
-        "/usr/lib",
-    ):
-        path = os.path.join(folder, found)
-        if os.path.exists(path):
-            return [path]
-    return []
+    for name in ("m", "gcc_s"):
+        found = ctypes.util.find_library(name)
+        if found:
+            try:
+                ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                pass
+    _SUPPORT_LOADED = True
+
+
+def load_library(image: bytes, path: str | None = None) -> ctypes.CDLL:
+    """Loads a kernel library from `path`, or from a private temporary copy of `image`."""
+    _load_support_libraries()
+    if path is not None:
+        return ctypes.CDLL(path)
+    fd, tmp = tempfile.mkstemp(prefix="tilec-", suffix=".so")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(image)
+        return ctypes.CDLL(tmp)
+    finally:
+        os.unlink(tmp)  # the loaded mapping stays valid
 
 
 def _print_callbacks(records: list[str]) -> dict:
@@ -83,7 +97,6 @@ def _print_callbacks(records: list[str]) -> dict:
     return {"__tilec_print_f": float_cb, "__tilec_print_i": int_cb}
 
 
-_PACKED = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 _GRID_CTYPES = [
     ctypes.c_int64,
     ctypes.c_int64,
@@ -92,41 +105,28 @@ _GRID_CTYPES = [
     ctypes.c_int32,
     ctypes.c_int64,
 ]
+HOOK_PREFIX = "__tilec_hook_mlir_ciface_"  # see cpu/compiler.py llvm_ir()
 
 
 class Launcher:
-    """Calls the compiled grid function `name(args..., begin, end, gx, gy, gz, status)`.
+    """Calls the compiled grid function `name(args..., begin, end, gx, gy, gz, status)` of a kernel's
+    shared library; ctypes releases the GIL during the call, so calls from several threads run in
+    parallel."""
 
-    The ExecutionEngine exposes every function through a packed wrapper `void(void **args)`; ctypes
-    releases the GIL while it runs, so calls from several threads run in parallel.
-    """
-
-    def __init__(self, kernel, module: ir.Module):
+    def __init__(self, kernel, path: str | None = None):
         self.kernel = kernel
-        self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=_support_libraries())
+        self.library = load_library(kernel.asm.get("so") if path is None else None, path)
         self._callbacks = _print_callbacks(kernel.metadata.get("prints", []))
         for name, callback in self._callbacks.items():
-            self.engine.register_runtime(name, callback)
-        address = self.engine.raw_lookup(kernel.name)
-        if not address:
-            from tilec.python.errors import CompilationError
-
-            raise CompilationError(
-                kernel.name,
-                0,
-                0,
-                "the CPU code could not be linked (a runtime helper symbol is missing; see stderr)",
-            )
-        self.packed = _PACKED(address)
-        self.arg_ctypes = [_ctype(t) for t in kernel.arg_types] + _GRID_CTYPES
+            try:
+                slot = ctypes.c_void_p.in_dll(self.library, HOOK_PREFIX + name)
+            except ValueError:  # the kernel prints no value of this kind
+                continue
+            slot.value = ctypes.cast(callback, ctypes.c_void_p).value
+        self.fn = getattr(self.library, kernel.name)
+        self.fn.argtypes = [_ctype(t) for t in kernel.arg_types] + _GRID_CTYPES
+        self.fn.restype = None
         self.arg_types = kernel.arg_types
-
-    def fn(self, *values):
-        boxes = [ct(v) for ct, v in zip(self.arg_ctypes, values)]
-        pointers = (ctypes.c_void_p * len(boxes))(
-            *[ctypes.cast(ctypes.pointer(b), ctypes.c_void_p) for b in boxes]
-        )
-        self.packed(pointers)
 
     def __call__(self, grid, args):
         values = []

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.targets.stages import run_stage, run_tool
+from tilec.targets.stages import run_stage
+from tilec.targets.tools import run_tool
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,10 @@ def assemble(ptx: str, arch: str) -> bytes | None:
 def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
     ptx = lower(module, kernel.name, arch, kernel.options.num_warps, kernel.asm)
-    cubin = assemble(ptx, arch) if os.environ.get("TILEC_NO_PTXAS") is None else None
+    from tilec.timing import timed
+
+    with timed("cubin", kernel.name):
+        cubin = assemble(ptx, arch) if os.environ.get("TILEC_NO_PTXAS") is None else None
     if cubin is not None:
         kernel.asm["cubin"] = cubin
     kernel.metadata.update({"num_warps": kernel.options.num_warps, "threads": kernel.options.num_warps * 32})
-    from . import runtime
-
-    kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None

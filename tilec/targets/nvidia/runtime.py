@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 
 from tilec.python import arrays
 
@@ -58,6 +59,11 @@ def device_arch(index: int = 0) -> str:
     return f"sm_{major}{minor}{suffix}"
 
 
+def synchronize() -> None:
+    """Waits for all work of the current context (cuCtxSynchronize)."""
+    _check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
+
+
 def _ensure_context(index: int):
     ctx = _check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
     if ctx is not None and int(ctx) != 0:
@@ -69,17 +75,30 @@ def _ensure_context(index: int):
     _check(cu.cuCtxSetCurrent(primary), "cuCtxSetCurrent")
 
 
+_STREAM_GETTERS: dict = {}  # array type -> function(device index) -> raw stream handle
+
+
 def _stream_of(value, index: int) -> int:
-    module = type(value).__module__
-    if module.startswith("torch"):
-        import torch
+    """The current stream of the library that owns `value` (torch or CuPy), else the default stream."""
+    getter = _STREAM_GETTERS.get(type(value))
+    if getter is None:
+        module = type(value).__module__
+        if module.startswith("torch"):
+            import torch
 
-        return torch._C._cuda_getCurrentRawStream(index)
-    if module.startswith("cupy"):
-        import cupy
+            getter = torch._C._cuda_getCurrentRawStream
+        elif module.startswith("cupy"):
+            import cupy
 
-        return cupy.cuda.get_current_stream().ptr
-    return 0
+            def getter(index):
+                return cupy.cuda.get_current_stream().ptr
+        else:
+
+            def getter(index):
+                return 0
+
+        _STREAM_GETTERS[type(value)] = getter
+    return getter(index)
 
 
 def _ctype(t):
@@ -92,58 +111,94 @@ def _ctype(t):
     ]
 
 
+class _Driver:
+    """The few libcuda entry points of the launch path, called through ctypes directly: a launch costs
+    one foreign call instead of cuda-python's argument conversion."""
+
+    def __init__(self):
+        lib = ctypes.CDLL("libcuda.so.1")
+        self.launch = lib.cuLaunchKernel
+        self.launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+        self.launch.restype = ctypes.c_int
+        self.get_current = lib.cuCtxGetCurrent
+        self.get_current.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        self.set_current = lib.cuCtxSetCurrent
+        self.set_current.argtypes = [ctypes.c_void_p]
+        self.multi_device = _check(cu.cuDeviceGetCount(), "cuDeviceGetCount") > 1
+
+
+@functools.cache
+def _driver() -> _Driver:
+    return _Driver()
+
+
 class Launcher:
+    """Launches one compiled kernel: its module is loaded per device on first use; the arguments go
+    into preallocated ctypes slots; one cuLaunchKernel on the current stream of the arrays' library."""
+
     def __init__(self, kernel):
         self.kernel = kernel
         self.name = kernel.name
         self.image = kernel.asm.get("cubin") or kernel.asm["ptx"].encode() + b"\0"
         self.threads = kernel.options.num_warps * 32
+        self.shared = int(kernel.metadata.get("shared", 0))
         self.arg_types = kernel.arg_types
-        self.ctypes = [_ctype(t) for t in kernel.arg_types]
-        self.pointer_slots = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
-        self.functions: dict[int, object] = {}  # device index -> CUfunction (module loaded per device)
+        self.slots = [_ctype(t)() for t in kernel.arg_types]
+        self.params = (ctypes.c_void_p * max(1, len(self.slots)))(*[ctypes.addressof(b) for b in self.slots])
+        self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
+        self.scalars = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if not t.is_ptr()]
+        self.functions: dict[int, tuple] = {}  # device index -> (CUfunction address, context address)
+        self.lock = threading.Lock()
+        self.driver = _driver()
 
-    def function(self, index: int):
-        """The kernel on device `index`; its module is loaded there on first use."""
-        loaded = self.functions.get(index)
-        if loaded is not None:
-            return loaded[1]
+    def function(self, index: int) -> tuple[int, int]:
+        """The kernel on device `index` (its module is loaded there on first use) and its context."""
         _ensure_context(index)
         module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
         fn = _check(cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})")
-        self.functions[index] = (module, fn)
-        return fn
+        context = _check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
+        entry = (int(fn), int(context), module)
+        self.functions[index] = entry
+        return entry
 
     def __call__(self, grid, args):
-        device, stream_source = 0, None
-        values = list(args)
-        for i in self.pointer_slots:
-            v = values[i]
-            if getattr(v, "is_cuda", False):  # torch tensors: the fast, common case
-                values[i] = v.data_ptr()
-                device, stream_source = v.get_device(), v
-                continue
-            info = arrays.describe(v)
-            if info is None or info.device != "cuda":
-                raise TypeError(
-                    f"{self.name}: argument {self.kernel.arg_names[i]} must be a GPU array, got {type(v).__name__}"
-                )
-            values[i] = info.address
-            device, stream_source = info.device_index, v
-        if grid[0] * grid[1] * grid[2] == 0:
-            return
-        fn = self.function(device)
-        boxes = [ct(v) for ct, v in zip(self.ctypes, values)]
-        params = (ctypes.c_void_p * len(boxes))(*[ctypes.addressof(b) for b in boxes])
-        stream = _stream_of(stream_source, device) if stream_source is not None else 0
-        try:
-            _check(
-                cu.cuLaunchKernel(
-                    fn, grid[0], grid[1], grid[2], self.threads, 1, 1, 0, stream, ctypes.addressof(params), 0
-                ),
-                f"launching {self.name}",
+        device, source = 0, None
+        with self.lock:
+            for i, slot in self.scalars:
+                slot.value = args[i]
+            for i, slot in self.pointers:
+                v = args[i]
+                if getattr(v, "is_cuda", False):  # torch tensors: the fast, common case
+                    slot.value = v.data_ptr()
+                    source = v
+                    continue
+                info = arrays.describe(v)
+                if info is None or info.device != "cuda":
+                    raise TypeError(
+                        f"{self.name}: argument {self.kernel.arg_names[i]} must be a GPU array, "
+                        f"got {type(v).__name__}"
+                    )
+                slot.value = info.address
+                source, device = v, info.device_index
+            gx, gy, gz = grid
+            if gx * gy * gz == 0:
+                return
+            if source is not None and hasattr(source, "get_device"):
+                device = source.get_device()
+            entry = self.functions.get(device) or self.function(device)
+            driver = self.driver
+            if driver.multi_device:  # the current context may belong to another GPU
+                current = ctypes.c_void_p()
+                driver.get_current(ctypes.byref(current))
+                if current.value != entry[1]:
+                    driver.set_current(entry[1])
+            stream = _stream_of(source, device) if source is not None else 0
+            err = driver.launch(
+                entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params, None
             )
-        except CudaError as e:
+        if err:
+            _, name = cu.cuGetErrorName(err)
             raise CudaError(
-                f"{e} (kernel {self.name}, grid {grid}, {self.threads} threads, num_warps={self.kernel.options.num_warps})"
-            ) from None
+                f"launching {self.name} failed: {name.decode() if name else err} (grid {tuple(grid)}, "
+                f"{self.threads} threads, num_warps={self.kernel.options.num_warps})"
+            )

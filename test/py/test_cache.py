@@ -1,0 +1,403 @@
+"""The disk cache, AOT artifacts and the autotuner, each across real processes on the CPU target."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tilec
+
+REPO = Path(__file__).resolve().parents[2]
+
+KERNELS = """
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def scale_add(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + tl.exp(y), mask=mask)
+
+
+@tilec.autotune(
+    configs=[tilec.Config({"BLOCK": 64}), tilec.Config({"BLOCK": 256}), tilec.Config({"BLOCK": 1024})],
+    key=["n"],
+    reset_to_zero=["total_ptr"],
+)
+@tilec.jit
+def tuned_sum(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(total_ptr, tl.sum(x, axis=0))
+"""
+
+RUN_SCALE_ADD = """
+import sys
+if "--forbid-mlir" in sys.argv:
+    sys.modules["mlir"] = None  # any import of MLIR now fails
+import numpy as np
+import tilec
+import kernels
+
+n = 3000
+x = np.arange(n, dtype=np.float32)
+y = np.linspace(-1, 1, n, dtype=np.float32)
+out = np.zeros(n, np.float32)
+kernels.scale_add[(tilec.cdiv(n, 256),)](x, y, out, n, 2.5, BLOCK=256)
+np.testing.assert_allclose(out, 2.5 * x + np.exp(y), rtol=1e-5)
+print("mlir imported:", "mlir" in sys.modules and sys.modules["mlir"] is not None)
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    (tmp_path / "run_scale_add.py").write_text(RUN_SCALE_ADD)
+    return tmp_path
+
+
+def run(workdir, script, *args, cache, env=None, check=True):
+    environment = {
+        **os.environ,
+        "TILEC_CACHE_DIR": str(cache),
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(workdir)]),
+        **(env or {}),
+    }
+    environment.pop("TILEC_TARGET", None)
+    r = subprocess.run(
+        [sys.executable, str(workdir / script), *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=workdir,
+    )
+    if check and r.returncode != 0:
+        raise AssertionError(f"{script} failed:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(p for p in (cache / "kernels").glob("*/*") if not p.name.startswith("."))
+
+
+def test_a_cached_kernel_launches_without_mlir(workdir, tmp_path):
+    cache = tmp_path / "cache"
+    first = run(workdir, "run_scale_add.py", cache=cache)
+    assert "mlir imported: True" in first.stdout
+    assert len(entries(cache)) == 1
+    manifest = json.loads((entries(cache)[0] / "manifest.json").read_text())["body"]
+    assert manifest["binary"] == "so" and manifest["arg_types"] == ["*fp32", "*fp32", "*fp32", "i32", "fp32"]
+    second = run(workdir, "run_scale_add.py", "--forbid-mlir", cache=cache)
+    assert "mlir imported: False" in second.stdout
+
+
+def test_many_processes_compile_the_same_kernel_at_once(workdir, tmp_path):
+    cache = tmp_path / "cache"
+    environment = {**os.environ, "TILEC_CACHE_DIR": str(cache), "PYTHONPATH": f"{REPO}{os.pathsep}{workdir}"}
+    environment.pop("TILEC_TARGET", None)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(workdir / "run_scale_add.py")],
+            env=environment,
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    assert len(entries(cache)) == 1
+    assert not [p for p in (cache / "kernels").glob("*/.tmp-*")], "temporary folders left behind"
+    assert "mlir imported: False" in run(workdir, "run_scale_add.py", "--forbid-mlir", cache=cache).stdout
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "truncate-binary",
+        "flip-binary",
+        "garbage-manifest",
+        "edit-manifest",
+        "delete-binary",
+        "empty-manifest",
+    ],
+)
+def test_a_corrupted_entry_is_recompiled(workdir, tmp_path, damage):
+    cache = tmp_path / "cache"
+    run(workdir, "run_scale_add.py", cache=cache)
+    (entry,) = entries(cache)
+    binary, manifest = entry / "so", entry / "manifest.json"
+    if damage == "truncate-binary":
+        binary.write_bytes(binary.read_bytes()[:100])
+    elif damage == "flip-binary":
+        data = bytearray(binary.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        binary.write_bytes(bytes(data))
+    elif damage == "garbage-manifest":
+        manifest.write_bytes(os.urandom(64))
+    elif damage == "edit-manifest":
+        text = manifest.read_text().replace('"num_warps": 4', '"num_warps": 8')
+        manifest.write_text(text)
+    elif damage == "delete-binary":
+        binary.unlink()
+    else:
+        manifest.write_text("")
+    again = run(workdir, "run_scale_add.py", cache=cache)  # recompiles: MLIR is needed again
+    assert "mlir imported: True" in again.stdout
+    assert "mlir imported: False" in run(workdir, "run_scale_add.py", "--forbid-mlir", cache=cache).stdout
+
+
+def test_cache_off_and_always_compile(workdir, tmp_path):
+    r = run(workdir, "run_scale_add.py", cache="off")
+    assert "mlir imported: True" in r.stdout
+    cache = tmp_path / "cache"
+    run(workdir, "run_scale_add.py", cache=cache)
+    r = run(workdir, "run_scale_add.py", cache=cache, env={"TILEC_ALWAYS_COMPILE": "1"})
+    assert "mlir imported: True" in r.stdout
+
+
+def test_timing_prints_every_stage(workdir, tmp_path):
+    r = run(workdir, "run_scale_add.py", cache=tmp_path / "cache", env={"TILEC_TIMING": "1"})
+    for stage in ("tile", "linalg", "bufferized", "llvm", "llir", "so", "total"):
+        assert f"scale_add {stage}:" in r.stderr, r.stderr
+
+
+# -- AOT ---------------------------------------------------------------------------------------
+
+LOAD_ARTIFACT = """
+import sys
+sys.modules["mlir"] = None
+import numpy as np
+import tilec
+
+add = tilec.load(sys.argv[1])
+n = 1000
+x = np.ones(n, np.float32)
+y = np.zeros(n, np.float32)
+out = np.empty(n, np.float32)
+add[(tilec.cdiv(n, 128),)](x, y, out, n, 3.0)
+np.testing.assert_allclose(out, 4.0)
+print("ok", add.target, sorted(add.asm))
+"""
+
+
+def compile_artifact(workdir, out, *extra):
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tilec.aot",
+            f"{workdir / 'kernels.py'}:scale_add",
+            "--signature",
+            "*fp32,*fp32,*fp32,i32,fp32",
+            "--constexpr",
+            "BLOCK=128",
+            "--target",
+            "cpu",
+            "-o",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def test_aot_artifact_runs_in_a_process_without_mlir(workdir, tmp_path):
+    out = tmp_path / "artifact"
+    r = compile_artifact(workdir, out)
+    assert r.returncode == 0, r.stderr
+    assert (out / "manifest.json").exists() and (out / "so").exists()
+    (workdir / "load.py").write_text(LOAD_ARTIFACT)
+    r = run(workdir, "load.py", str(out), cache="off")
+    assert r.stdout.startswith("ok cpu"), r.stdout
+    # Compiling again over an earlier artifact replaces it.
+    assert compile_artifact(workdir, out).returncode == 0
+
+
+def test_aot_errors_are_clear(workdir, tmp_path):
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("keep me")
+    r = compile_artifact(workdir, tmp_path / "busy")
+    assert r.returncode == 1 and "not empty" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tilec.aot",
+            f"{workdir / 'kernels.py'}:nothing",
+            "-s",
+            "i32",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert r.returncode != 0 and "no @tilec.jit function 'nothing'" in r.stderr
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tilec.aot",
+            f"{workdir / 'kernels.py'}:scale_add",
+            "-s",
+            "*fp32",
+            "-c",
+            "BLOCK=64",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert r.returncode == 1 and "kernels.py" in r.stderr and "1 types for 5 run-time parameters" in r.stderr
+
+
+def test_loaded_kernel_checks_its_arguments(workdir, tmp_path):
+    out = tmp_path / "artifact"
+    assert compile_artifact(workdir, out).returncode == 0
+    add = tilec.load(out)
+    n = 256
+    x, y, o = (np.zeros(n, np.float32) for _ in range(3))
+    with pytest.raises(TypeError, match="takes 5 arguments"):
+        add[(2,)](x, y, o, n)
+    with pytest.raises(TypeError, match="'y_ptr' must hold fp32, got an array of fp64"):
+        add[(2,)](x, np.zeros(n), o, n, 1.0)
+    with pytest.raises(ValueError, match="'x_ptr' was compiled assuming divisibility by 16"):
+        add[(2,)](np.zeros(n + 1, np.float32)[1:], y, o, n, 1.0)
+    with pytest.raises(ValueError, match="'n' = 4294967296 does not fit in int32"):
+        add[(2,)](x, y, o, 2**32, 1.0)
+    add[(2,)](x + 1, y, o, n, 2.0)
+    np.testing.assert_allclose(o, 3.0)
+    (out / "so").write_bytes(b"not a library")
+    with pytest.raises(tilec.ArtifactError, match="corrupted"):
+        tilec.load(out)
+    with pytest.raises(tilec.ArtifactError, match="manifest.json"):
+        tilec.load(tmp_path)
+
+
+# -- autotuning --------------------------------------------------------------------------------
+
+RUN_TUNED = """
+import sys
+if "--forbid-mlir" in sys.argv:
+    sys.modules["mlir"] = None
+import numpy as np
+import tilec
+import kernels
+
+n = 5000
+x = np.random.default_rng(0).random(n, dtype=np.float32)
+total = np.zeros(1, np.float32)
+kernels.tuned_sum[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, total, n)
+np.testing.assert_allclose(total[0], x.sum(), rtol=1e-4)
+tuner = kernels.tuned_sum
+print("best:", tuner.best_config)
+print("tuned:", tuner.configs_timings is not None)
+print("mlir imported:", "mlir" in sys.modules and sys.modules["mlir"] is not None)
+"""
+
+
+def test_autotune_tunes_once_across_processes(workdir, tmp_path):
+    (workdir / "run_tuned.py").write_text(RUN_TUNED)
+    cache = tmp_path / "cache"
+    first = run(workdir, "run_tuned.py", cache=cache)
+    assert "tuned: True" in first.stdout
+    assert len(entries(cache)) == 3  # every config compiled (in parallel processes) into the cache
+    records = list((cache / "autotune").glob("*.json"))
+    assert len(records) == 1 and json.loads(records[0].read_text())["config"]["BLOCK"] in (64, 256, 1024)
+    best = first.stdout.split("best:")[1].splitlines()[0]
+    second = run(workdir, "run_tuned.py", "--forbid-mlir", cache=cache)
+    assert "tuned: False" in second.stdout and "mlir imported: False" in second.stdout
+    assert second.stdout.split("best:")[1].splitlines()[0] == best
+
+
+def test_autotune_semantics_in_process():
+    import tilec.language as tl
+
+    calls = []
+    times = iter([2.0, 1.0])  # BLOCK 32 is timed first, then 128, which "runs faster"
+
+    def early_prune(configs, named):
+        calls.append(named["n"])
+        return [c for c in configs if c.kwargs["BLOCK"] <= named["n"]]
+
+    @tilec.autotune(
+        configs=[tilec.Config({"BLOCK": b}) for b in (32, 128, 4096)],
+        key=["n"],
+        prune_configs_by={
+            "early_config_prune": early_prune,
+            "perf_model": lambda **kw: -kw["BLOCK"],
+            "top_k": 2,
+        },
+        restore_value=["out_ptr"],
+        do_bench=lambda fn: (fn(), fn(), next(times))[2],
+        cache_results=False,
+    )
+    @tilec.jit
+    def accumulate(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(
+            out_ptr + offs, tl.load(out_ptr + offs, mask=mask) + tl.load(x_ptr + offs, mask=mask), mask=mask
+        )
+
+    n = 1000
+    x = np.ones(n, np.float32)
+    out = np.full(n, 5.0, np.float32)
+    accumulate[lambda m: (tilec.cdiv(n, m["BLOCK"]),)](x, out, n)
+    assert calls == [n] and accumulate.best_config.kwargs == {"BLOCK": 128}  # 4096 pruned early
+    assert list(accumulate.configs_timings.values()) == [2.0, 1.0]
+    np.testing.assert_allclose(out, 6.0)  # tuning runs were undone by restore_value; one real run remains
+    with pytest.raises(ValueError, match="BLOCK are chosen by @tilec.autotune"):
+        accumulate[(1,)](x, out, n, BLOCK=64)
+    with pytest.raises(ValueError, match="has no parameter 'm'"):
+        tilec.autotune(configs=[], key=["m"])(accumulate.fn)
+
+
+def test_autotune_reports_when_every_config_fails():
+    import tilec.language as tl
+
+    @tilec.autotune(
+        configs=[tilec.Config({"BLOCK": 3}), tilec.Config({"BLOCK": 5})], key=[], cache_results=False
+    )
+    @tilec.jit
+    def bad(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+    with pytest.raises(tilec.CompilationError, match="must be a power of two"):
+        bad[(1,)](np.zeros(8, np.float32))
+
+
+def test_heuristics_compute_constexprs():
+    import tilec.language as tl
+
+    @tilec.heuristics({"EVEN": lambda args: args["n"] % 64 == 0})
+    @tilec.jit
+    def fill(out_ptr, n, EVEN: tl.constexpr):
+        offs = tl.arange(0, 64)
+        if EVEN:
+            tl.store(out_ptr + offs, 1.0)
+        else:
+            tl.store(out_ptr + offs, 2.0, mask=offs < n)
+
+    out = np.zeros(64, np.float32)
+    fill[(1,)](out, 64)
+    assert (out == 1.0).all()
+    fill[(1,)](out, 10)
+    assert (out[:10] == 2.0).all() and (out[10:] == 1.0).all()

@@ -1,0 +1,290 @@
+"""The on-disk compile cache and the kernel artifact format it shares with `tilec-compile`.
+
+Layout under $TILEC_CACHE_DIR (default ~/.cache/tilec; TILEC_CACHE_DIR=off disables the disk cache):
+
+    kernels/<key[:2]>/<key>/manifest.json   the kernel: name, target, argument types, options, metadata,
+                                            and the sha256 of every stage file next to it
+    kernels/<key[:2]>/<key>/<stage>         the entries of `compiled.asm`: the binary the runtime loads
+                                            (so, cubin or ptx, hsaco) and the IR text of each stage
+    autotune/<key>.json                     the best config @tilec.autotune found for a key
+
+An entry is written into a temporary folder and renamed into place, so a reader sees a whole entry or
+none, and processes compiling the same kernel at once race harmlessly (the first rename wins). The
+manifest carries its own hash; an entry whose manifest or binary does not match is removed and the
+kernel compiled again. Loading an entry needs no MLIR: only the manifest, the binary and the runtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import MutableMapping
+from pathlib import Path
+
+FORMAT = "tilec-kernel/1"
+MANIFEST = "manifest.json"
+BINARY = {"cpu": "so", "nvidia": "cubin", "amd": "hsaco"}  # what each target's runtime loads
+
+
+class ArtifactError(RuntimeError):
+    """A kernel artifact that cannot be used (missing, truncated, corrupted, or for another target)."""
+
+
+def root() -> Path | None:
+    """The cache folder, or None when the disk cache is off."""
+    value = os.environ.get("TILEC_CACHE_DIR")
+    if value is None:
+        return Path.home() / ".cache" / "tilec"
+    if value.strip().lower() in ("", "0", "off", "none"):
+        return None
+    return Path(value)
+
+
+def reads_enabled() -> bool:
+    """Dumping IR needs a real compile: TILEC_DUMP_IR and TILEC_ALWAYS_COMPILE skip cache hits."""
+    return not (os.environ.get("TILEC_DUMP_IR") or os.environ.get("TILEC_ALWAYS_COMPILE"))
+
+
+_FINGERPRINT: str | None = None
+
+
+def compiler_fingerprint() -> str:
+    """Hash of tilec's own source: a changed compiler never reuses another compiler's output."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256(FORMAT.encode())
+        for path in sorted(package.rglob("*.py")):
+            h.update(str(path.relative_to(package)).encode())
+            h.update(path.read_bytes())
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
+def host_fingerprint() -> str:
+    """The host CPU's model and features: CPU kernels are generated for this very CPU (-mcpu=native)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
+    except OSError:
+        lines = []
+    import platform
+
+    return hashlib.sha256((platform.machine() + "".join(sorted(set(lines)))).encode()).hexdigest()[:16]
+
+
+def kernel_key(source_key: str, specialization, target: str, options) -> str:
+    parts = [
+        compiler_fingerprint(),
+        source_key,
+        repr(specialization),
+        target,
+        repr(options),
+        os.environ.get("TILEC_NO_PTXAS", ""),
+    ]
+    if target == "cpu":
+        parts.append(host_fingerprint())
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def target_family(target: str) -> str:
+    return "cpu" if target == "cpu" else "nvidia" if target.startswith("sm_") else "amd"
+
+
+# -- artifacts -----------------------------------------------------------------------------------
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _manifest_of(kernel) -> dict:
+    from tilec.language import core
+
+    return {
+        "format": FORMAT,
+        "name": kernel.name,
+        "target": kernel.target,
+        "arg_names": kernel.arg_names,
+        "arg_types": [core.signature_name(t) for t in kernel.arg_types],
+        "divisibility": kernel.metadata.get("divisibility", [1] * len(kernel.arg_names)),
+        "constants": {k: repr(v) for k, v in kernel.constants.items()},
+        "options": {
+            "num_warps": kernel.options.num_warps,
+            "num_stages": kernel.options.num_stages,
+            "debug": kernel.options.debug,
+        },
+        "metadata": kernel.metadata,
+        "binary": _binary_name(kernel.target, kernel.asm),
+        "files": {},
+    }
+
+
+def _binary_name(target: str, asm) -> str:
+    name = BINARY[target_family(target)]
+    if name == "cubin" and "cubin" not in asm:
+        return "ptx"  # no ptxas when compiled: the driver JIT-compiles the PTX
+    return name
+
+
+def write_artifact(folder: Path, kernel) -> None:
+    """Writes `kernel` (manifest + every stage of `compiled.asm`) into the new folder `folder`."""
+    folder.mkdir(parents=True)
+    manifest = _manifest_of(kernel)
+    for stage, content in kernel.asm.items():
+        data = content if isinstance(content, bytes) else content.encode()
+        (folder / stage).write_bytes(data)
+        manifest["files"][stage] = {"sha256": _sha256(data), "text": not isinstance(content, bytes)}
+    body = json.dumps(manifest, sort_keys=True)
+    (folder / MANIFEST).write_text(json.dumps({"sha256": _sha256(body.encode()), "body": manifest}))
+
+
+def read_manifest(folder: Path) -> dict:
+    try:
+        wrapper = json.loads((folder / MANIFEST).read_text())
+        body = wrapper["body"]
+        if _sha256(json.dumps(body, sort_keys=True).encode()) != wrapper["sha256"]:
+            raise ValueError("its hash does not match")
+        if body.get("format") != FORMAT:
+            raise ValueError(f"format {body.get('format')!r}, expected {FORMAT!r}")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ArtifactError(f"{folder / MANIFEST}: not a usable tilec kernel manifest ({e})") from None
+    return body
+
+
+class StageFiles(MutableMapping):
+    """`compiled.asm` of a loaded kernel: each stage read (and checked against its hash) on first use."""
+
+    def __init__(self, folder: Path, files: dict):
+        self.folder, self.files, self.loaded = folder, files, {}
+
+    def __getitem__(self, stage):
+        if stage not in self.loaded:
+            if stage not in self.files:
+                raise KeyError(stage)
+            info = self.files[stage]
+            try:
+                data = (self.folder / stage).read_bytes()
+            except OSError as e:
+                raise ArtifactError(f"{self.folder / stage}: {e.strerror}") from None
+            if _sha256(data) != info["sha256"]:
+                raise ArtifactError(f"{self.folder / stage} is corrupted (its hash does not match)")
+            self.loaded[stage] = data.decode() if info["text"] else data
+        return self.loaded[stage]
+
+    def __setitem__(self, stage, value):
+        self.loaded[stage] = value
+        self.files.setdefault(stage, {"sha256": "", "text": isinstance(value, str)})
+
+    def __delitem__(self, stage):
+        self.loaded.pop(stage, None)
+        del self.files[stage]
+
+    def __iter__(self):
+        return iter(self.files)
+
+    def __len__(self):
+        return len(self.files)
+
+
+def read_artifact(folder: Path):
+    """A CompiledKernel from an artifact folder, with its launcher when this machine can run it."""
+    from tilec.compiler import CompiledKernel, Options, attach_launcher
+    from tilec.language import core
+
+    manifest = read_manifest(folder)
+    asm = StageFiles(folder, manifest["files"])
+    binary = manifest["binary"]
+    asm[binary]  # noqa: B018 - checks the binary's hash now, not at the first launch
+    kernel = CompiledKernel(
+        name=manifest["name"],
+        target=manifest["target"],
+        arg_names=manifest["arg_names"],
+        arg_types=[core.dtype_from_signature(t) for t in manifest["arg_types"]],
+        constants=manifest["constants"],
+        options=Options(**manifest["options"]),
+        asm=asm,
+        metadata=manifest["metadata"],
+    )
+    kernel.metadata.setdefault("divisibility", manifest["divisibility"])
+    attach_launcher(kernel, folder / binary if binary == "so" else None)
+    return kernel
+
+
+# -- the cache -----------------------------------------------------------------------------------
+
+
+def _entry(key: str) -> Path | None:
+    base = root()
+    return None if base is None else base / "kernels" / key[:2] / key
+
+
+def _discard(folder: Path) -> None:
+    """Moves a bad entry aside (atomically) and deletes it; a concurrent reader sees it gone or whole."""
+    trash = folder.parent / f".trash-{uuid.uuid4().hex}"
+    try:
+        os.rename(folder, trash)
+    except OSError:
+        return
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def load(key: str):
+    """The cached kernel for `key`, or None (missing, unreadable or corrupted: then it is removed)."""
+    folder = _entry(key)
+    if folder is None or not reads_enabled() or not (folder / MANIFEST).exists():
+        return None
+    try:
+        return read_artifact(folder)
+    except (ArtifactError, OSError, KeyError, TypeError, ValueError):
+        _discard(folder)
+        return None
+
+
+def store(key: str, kernel) -> Path | None:
+    """Writes `kernel` under `key`; returns the entry folder (None when the disk cache is off or the
+    folder cannot be written: the cache is an optimization, never a reason to fail a launch)."""
+    folder = _entry(key)
+    if folder is None:
+        return None
+    tmp = folder.parent / f".tmp-{key[:16]}-{uuid.uuid4().hex}"
+    try:
+        write_artifact(tmp, kernel)
+        try:
+            os.rename(tmp, folder)
+        except OSError:  # another process stored it first
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not (folder / MANIFEST).exists():
+                return None
+        return folder
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None
+
+
+def read_json(name: str) -> dict | None:
+    """A small JSON record (autotuning results), or None when missing or unreadable."""
+    base = root()
+    if base is None:
+        return None
+    try:
+        return json.loads((base / name).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(name: str, value: dict) -> None:
+    base = root()
+    if base is None:
+        return
+    path = base / name
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.parent / f".tmp-{uuid.uuid4().hex}"
+        tmp.write_text(json.dumps(value))
+        os.replace(tmp, path)
+    except OSError:
+        pass

@@ -1,0 +1,94 @@
+"""Renders docs/language.md from `tilec.language` itself: every public function with its signature and
+docstring, in the sections of builtins.py, plus the dtypes.
+
+    python -m tilec.language.docgen > docs/language.md      (a test fails when the file is stale)
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import pathlib
+
+import tilec.language as tl
+from tilec.language import builtins, core
+
+HEADER = """# The tile language (`tilec.language`, imported as `tl`)
+
+Generated from the source by `python -m tilec.language.docgen`; do not edit by hand. The functions
+have Triton's names and semantics (see [porting-from-triton.md](porting-from-triton.md) for what
+differs). They are only valid inside a `@tilec.jit` function; `TILEC_INTERPRET=1` runs kernels in the
+NumPy interpreter for debugging.
+"""
+
+
+def _sections() -> list[tuple[str, list[str]]]:
+    """(section title, function names) in the order of builtins.py's `# ---` banners."""
+    source = pathlib.Path(builtins.__file__).read_text()
+    lines = source.splitlines()
+    banners = []
+    for i in range(1, len(lines) - 1):
+        if (
+            lines[i - 1].startswith("# ---")
+            and lines[i + 1].startswith("# ---")
+            and lines[i].startswith("# ")
+        ):
+            banners.append((i + 1, lines[i][2:].strip()))
+    sections: list[tuple[str, list[str]]] = [("General", [])]
+    banner_index = 0
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        while banner_index < len(banners) and banners[banner_index][0] < node.lineno:
+            sections.append((banners[banner_index][1], []))
+            banner_index += 1
+        sections[-1][1].append(node.name)
+    return [(title, names) for title, names in sections if names]
+
+
+def _entry(name: str, fn) -> str:
+    target = inspect.unwrap(fn)
+    try:
+        signature = str(inspect.signature(target).replace(return_annotation=inspect.Signature.empty))
+    except (TypeError, ValueError):
+        signature = "(...)"
+    doc = inspect.getdoc(fn) or inspect.getdoc(target) or ""
+    text = f"#### `tl.{name}{signature}`\n"
+    if doc:
+        text += "\n" + doc + "\n"
+    return text
+
+
+def render() -> str:
+    out = [HEADER]
+    public = {n for n in dir(tl) if not n.startswith("_")}
+    listed = set()
+    for title, names in _sections():
+        names = [n for n in names if n in public and getattr(tl, n) is getattr(builtins, n)]
+        if not names:
+            continue
+        out.append(f"## {title}\n")
+        for name in names:
+            out.append(_entry(name, getattr(tl, name)))
+            listed.add(name)
+    aliases = sorted(
+        n
+        for n in public - listed
+        if callable(getattr(tl, n)) and getattr(getattr(tl, n), "__tilec_builtin__", False)
+    )
+    if aliases:
+        out.append("## Unary math and aliases\n")
+        for name in aliases:
+            out.append(_entry(name, getattr(tl, name)))
+    dtypes = sorted({repr(v) for v in vars(tl).values() if isinstance(v, core.dtype) and not v.is_ptr()})
+    out.append("## Types\n")
+    out.append(
+        "Scalar dtypes: " + ", ".join(f"`{d}`" for d in dtypes) + ". Pointers are `tl.pointer_type(dtype)`; "
+        "`x.dtype.element_ty` is a pointer's element type. Annotate compile-time parameters with "
+        "`tl.constexpr`.\n"
+    )
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(render(), end="")
