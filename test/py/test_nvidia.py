@@ -103,3 +103,47 @@ def test_unsupported_gpu_feature_is_a_clear_error(monkeypatch):
         tilec.CompilationError, match=r"test_nvidia.py:\d+:\d+: .*tl.device_print is not supported"
     ):
         tilec.compile(prints, signature="*fp32", target="sm_90a")
+
+
+GPU_CACHED_LAUNCH = """
+import sys
+if "--forbid-mlir" in sys.argv:
+    sys.modules["mlir"] = None
+import torch
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def axpy(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, alpha * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+for device in range(torch.cuda.device_count()):
+    x = torch.arange(5000, device=f"cuda:{device}", dtype=torch.float32)
+    y = torch.ones_like(x)
+    axpy[(tilec.cdiv(5000, 512),)](x, y, 5000, 2.0, BLOCK=512)
+    torch.testing.assert_close(y, 2.0 * x + 1)
+print("mlir imported:", sys.modules.get("mlir") is not None)
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "axpy.py"
+    script.write_text(GPU_CACHED_LAUNCH)
+    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(
+        [sys.executable, str(script), "--forbid-mlir"], capture_output=True, text=True, env=env
+    )
+    assert second.returncode == 0, second.stderr
+    assert "mlir imported: False" in second.stdout
