@@ -8,6 +8,8 @@ import inspect
 import numbers
 import os
 
+import numpy as np
+
 from tilec.language import core
 
 from . import arrays
@@ -126,7 +128,7 @@ class JITFunction:
 
     def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
         # Fast path: a launch like an earlier one (same argument kinds, dtypes, alignment, constexprs)
-        # goes from a dict lookup straight to the driver call, with no binding or specialization.
+        # goes from a dict lookup straight to the target's launcher, with no binding or specialization.
         try:
             key = self._launch_key(args, kwargs, num_warps, num_stages)
         except TypeError:
@@ -134,17 +136,19 @@ class JITFunction:
         if key is not None:
             entry = self._launches.get(key)
             if entry is not None:
-                kernel, positions = entry
-                values = [
-                    args[i] if i < len(args) else kwargs.get(self.arg_names[i], self._defaults.get(i))
-                    for i in positions
-                ]
-                if type(grid) is tuple and len(grid) == 3:
-                    grid_dims = grid
+                launcher, positions, direct = entry
+                if direct and len(args) == len(positions):
+                    values = args
                 else:
+                    values = [
+                        args[i] if i < len(args) else kwargs.get(self.arg_names[i], self._defaults.get(i))
+                        for i in positions
+                    ]
+                grid_dims = _plain_grid(grid)
+                if grid_dims is None:
                     grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
                 try:
-                    return kernel.launch(grid_dims, values)
+                    return launcher(grid_dims, values)
                 except (InterpreterError, TypeError, ValueError) as e:
                     raise _user_frame_error(e) from None
         from tilec import compiler
@@ -155,7 +159,8 @@ class JITFunction:
             kernel = self._compiled(bound, target, num_warps, num_stages)
             if key is not None:
                 positions = [self.arg_names.index(n) for n in kernel.arg_names]
-                self._launches[key] = (kernel, positions)
+                direct = positions == list(range(len(positions)))
+                self._launches[key] = (kernel._launcher or kernel.launch, positions, direct)
             grid_dims = _resolve_grid(grid, bound)
             return kernel.launch(grid_dims, [bound[n] for n in kernel.arg_names])
         except (CompilationError, InterpreterError, TypeError, ValueError) as e:
@@ -163,15 +168,18 @@ class JITFunction:
 
     def _launch_key(self, args, kwargs, num_warps, num_stages):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
-        n = len(self.arg_names)
-        if len(args) > n:
+        names = self.arg_names
+        n = len(names)
+        nargs = len(args)
+        if nargs > n:
             return None
-        parts = [num_warps, num_stages, os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET")]
+        parts = [num_warps, num_stages, *_target_environment()]
+        is_constexpr = self._is_constexpr
         for i in range(n):
-            if i < len(args):
+            if i < nargs:
                 v = args[i]
             else:
-                name = self.arg_names[i]
+                name = names[i]
                 if name in kwargs:
                     v = kwargs[name]
                 elif i in self._defaults:
@@ -179,12 +187,14 @@ class JITFunction:
                 else:
                     return None
             t = type(v)
-            if self._is_constexpr[i]:
-                parts.append(v if t in (int, float, bool, str, type(None)) else repr(v))
+            if is_constexpr[i]:
+                parts.append(v if t in _PLAIN_CONSTANTS else repr(v))
             elif t is int:
                 parts.append((v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63))
             elif t is float or t is bool or v is None:
                 parts.append(t)
+            elif t is np.ndarray:
+                parts.append((v.dtype, v.__array_interface__["data"][0] % 16 == 0))
             else:
                 data_ptr = getattr(v, "data_ptr", None)
                 if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
@@ -248,6 +258,33 @@ def _specialize_value(name, value, no_spec, src):
         )
     attrs = {"tile.divisibility": 16} if info.address % 16 == 0 and not no_spec else {}
     return ("arg", core.pointer_type(info.dtype), attrs)
+
+
+_PLAIN_CONSTANTS = (int, float, bool, str, type(None))
+
+# os.environ.get encodes its key on every call (~0.7 us); the launch path reads the underlying dict.
+_ENVIRON_DATA = getattr(os.environ, "_data", None) if os.name == "posix" else None
+
+
+def _target_environment() -> tuple:
+    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch."""
+    if _ENVIRON_DATA is not None:
+        return _ENVIRON_DATA.get(b"TILEC_INTERPRET"), _ENVIRON_DATA.get(b"TILEC_TARGET")
+    return os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET")
+
+
+def _plain_grid(grid):
+    """(x, 1, 1)-style dims for a tuple of non-negative ints, else None (the general path decides)."""
+    if type(grid) is tuple:
+        n = len(grid)
+        if n == 1:
+            g = grid[0]
+            if type(g) is int and g >= 0:
+                return (g, 1, 1)
+        elif n == 2 or n == 3:
+            if all(type(g) is int and g >= 0 for g in grid):
+                return grid if n == 3 else (grid[0], grid[1], 1)
+    return None
 
 
 def _resolve_grid(grid, bound) -> tuple[int, int, int]:

@@ -127,34 +127,37 @@ class Launcher:
         self.fn.argtypes = [_ctype(t) for t in kernel.arg_types] + _GRID_CTYPES
         self.fn.restype = None
         self.arg_types = kernel.arg_types
+        self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
+        self.cores = os.cpu_count() or 1
 
     def __call__(self, grid, args):
-        values = []
-        for t, v in zip(self.arg_types, args):
-            if t.is_ptr():
-                info = arrays.describe(v)
-                if info is None or info.device != "cpu":
-                    raise TypeError(f"{self.kernel.name}: expected a host array, got {type(v).__name__}")
-                values.append(info.address)
-            else:
-                values.append(v)
-        status = np.zeros(1, np.int32)
-        total = grid[0] * grid[1] * grid[2]
+        values = list(args)
+        for i in self.pointers:
+            v = values[i]
+            if type(v) is np.ndarray:  # the common case, without the generic description
+                values[i] = v.__array_interface__["data"][0]
+                continue
+            info = arrays.describe(v)
+            if info is None or info.device != "cpu":
+                raise TypeError(f"{self.kernel.name}: expected a host array, got {type(v).__name__}")
+            values[i] = info.address
+        gx, gy, gz = grid
+        total = gx * gy * gz
         if total == 0:
             return
-        tail = (grid[0], grid[1], grid[2], status.ctypes.data)
-        workers = min(os.cpu_count() or 1, max(1, total // MIN_PROGRAMS_PER_THREAD))
+        status = ctypes.c_int32(0)  # the first failed device assertion's number, if any
+        tail = (gx, gy, gz, ctypes.addressof(status))
+        workers = min(self.cores, max(1, total // MIN_PROGRAMS_PER_THREAD))
         if workers == 1:
             self.fn(*values, 0, total, *tail)
         else:
-            bounds = np.linspace(0, total, workers + 1).astype(np.int64)
+            bounds = [total * w // workers for w in range(workers + 1)]
             futures = [
-                _pool().submit(self.fn, *values, int(lo), int(hi), *tail)
-                for lo, hi in zip(bounds[:-1], bounds[1:])
+                _pool().submit(self.fn, *values, lo, hi, *tail) for lo, hi in zip(bounds[:-1], bounds[1:])
             ]
             for f in futures:
                 f.result()
-        if status[0]:
+        if status.value:
             from tilec.python.errors import InterpreterError
 
-            raise InterpreterError(self.kernel.assert_message(int(status[0])))
+            raise InterpreterError(self.kernel.assert_message(status.value))
