@@ -92,13 +92,18 @@ def cuda_rows() -> dict:
     ]
     params = (ctypes.c_void_p * 4)(*[ctypes.addressof(s) for s in slots])
     stream = torch.cuda.current_stream().cuda_stream
+    (err,) = cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, stream, ctypes.addressof(params), 0)
+    assert err == cu.CUresult.CUDA_SUCCESS, err
     rows["cuda_python_launch"] = per_launch_us(
         lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, stream, ctypes.addressof(params), 0), sync
     )
-    # The bare driver call through ctypes with every argument prepared: the floor for any launcher.
-    driver = launcher.driver
-    rows["bare_cuLaunchKernel"] = per_launch_us(
-        lambda: driver.launch(fn, 1, 1, 1, 128, 1, 1, 0, stream, launcher.params, None), sync
+    # The same driver call through ctypes, every argument converted by ctypes.
+    lib = ctypes.CDLL("libcuda.so.1")
+    raw = lib.cuLaunchKernel
+    raw.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    address = int(fn)
+    rows["ctypes_cuLaunchKernel"] = per_launch_us(
+        lambda: raw(address, 1, 1, 1, 128, 1, 1, 0, stream, params, None), sync
     )
     return rows
 

@@ -17,7 +17,13 @@ class ArrayInfo:
     device_index: int = 0
 
 
+_TORCH_DTYPES: dict = {}  # torch.dtype -> core.dtype, filled on first sight
+
+
 def _torch_dtype(t) -> core.dtype:
+    known = _TORCH_DTYPES.get(t.dtype)
+    if known is not None:
+        return known
     name = str(t.dtype).replace("torch.", "")
     table = {
         "bool": core.int1,
@@ -36,6 +42,7 @@ def _torch_dtype(t) -> core.dtype:
     }
     if name not in table:
         raise TypeError(f"torch tensors of dtype {name} are not supported by tilec kernels")
+    _TORCH_DTYPES[t.dtype] = table[name]
     return table[name]
 
 
@@ -45,9 +52,10 @@ def describe(value) -> ArrayInfo | None:
         return ArrayInfo(core.dtype_from_numpy(value.dtype), value.__array_interface__["data"][0], "cpu")
     module = type(value).__module__
     if module.startswith("torch") and hasattr(value, "data_ptr"):
+        if value.is_cuda:
+            return ArrayInfo(_torch_dtype(value), value.data_ptr(), "cuda", value.get_device())
         device = value.device
-        kind = "cuda" if device.type == "cuda" else "cpu" if device.type == "cpu" else device.type
-        return ArrayInfo(_torch_dtype(value), value.data_ptr(), kind, device.index or 0)
+        return ArrayInfo(_torch_dtype(value), value.data_ptr(), device.type, device.index or 0)
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
         dev = getattr(getattr(value, "device", None), "id", 0) or 0

