@@ -194,10 +194,10 @@ class Launcher:
                 if current.value != entry[1]:
                     driver.set_current(entry[1])
             stream = _stream_of(source, device) if source is not None else 0
-            err = driver.launch(
-                entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params, None
+            (err,) = driver.launch(
+                entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params_address, 0
             )
-        if err:
+        if err != driver.success:
             _, name = cu.cuGetErrorName(err)
             raise CudaError(
                 f"launching {self.name} failed: {name.decode() if name else err} (grid {tuple(grid)}, "
