@@ -61,6 +61,9 @@ def main(argv=None) -> int:
 
         with tqdm(desc="bench cuda", unit="case", file=sys.stderr) as bar:
             rows, meta = nvidia.run(args.quick, args.no_compile, on_row=lambda row: bar.update(1))
+            from bench import matmul
+
+            rows += matmul.run(args.quick, on_row=lambda row: bar.update(1))
     meta.update({"date": time.strftime("%Y-%m-%d"), "commit": commit(), "quick": args.quick})
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -100,3 +100,46 @@ def matmul_kernel(
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=mask)
+
+
+@jit
+def attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    out_ptr,
+    seq_len,
+    scale,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
+    start_m = tl.program_id(0) * BLOCK_M
+    base = tl.program_id(1) * seq_len * HEAD_DIM
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(
+        q_ptr + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0
+    )
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    for start_n in range(0, seq_len, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        kv_mask = offs_n[:, None] < seq_len
+        k = tl.load(k_ptr + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], mask=kv_mask, other=0.0)
+        s = tl.dot(q, tl.trans(k)) * scale
+        s = tl.where(offs_n[None, :] < seq_len, s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], mask=kv_mask, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(
+        out_ptr + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+        out.to(out_ptr.dtype.element_ty),
+        mask=offs_m[:, None] < seq_len,
+    )

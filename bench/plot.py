@@ -15,7 +15,8 @@ LABELS = {
     "torch": "torch eager",
     "torch_compile": "torch.compile",
     "numpy": "NumPy",
-    "cublas": "cuBLAS",
+    "cublas": "cuBLAS (torch.matmul)",
+    "torch_sdpa": "torch SDPA",
 }
 
 

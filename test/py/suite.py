@@ -596,6 +596,18 @@ def _(launch, rng):
     return [(c.astype(np.float32), ref, 1e-2, 1e-2)]
 
 
+@case("dot_bf16_many_tiles", "dot")
+def _(launch, rng):
+    # 64x64 output: 32 tensor-core tiles over 4 warps, a K loop of 2 x 64 with a masked tail.
+    M, N, K = 64, 60, 120
+    a = rng.standard_normal((M, K)).astype(BF16)
+    b = rng.standard_normal((K, N)).astype(BF16)
+    c = np.zeros((M, N), np.float32)
+    launch(dot_kernel, (1, 1), a, b, c, M, N, K, BM=64, BN=64, BK=64, PREC="ieee")
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    return [(c, ref, 1e-3, 1e-3)]
+
+
 @case("atomic_histogram")
 def _(launch, rng):
     n, bins = 2000, 16

@@ -26,6 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
+from . import mma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
 from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
@@ -48,6 +49,7 @@ class ConvertTileToGpuPass(TilePass):
     num_warps: int = 4
     warp_size: int = 32
     vendor: str = "nvidia"  # which hardware math intrinsics to use: nvidia | amd
+    mma: bool = False  # tl.dot on tensor cores (mma.sync, NVIDIA sm_80 and newer)
 
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _APPROX:
@@ -62,7 +64,9 @@ class ConvertTileToGpuPass(TilePass):
             gmod = gpu.GPUModuleOp("tilec_kernels")
             gmod.regions[0].blocks.append()
         for k in kernels:
-            _KernelLowering(k, gmod, self.num_warps, self.warp_size).run()
+            lowering = _KernelLowering(k, gmod, self.num_warps, self.warp_size)
+            lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
+            lowering.run()
             k.erase()
 
 
@@ -128,6 +132,7 @@ class _KernelLowering:
         self.num_warps = num_warps
         self.warp_size = warp_size
         self.threads = num_warps * warp_size
+        self.mma = False  # set by the pass: tl.dot may use tensor cores
         self.axis = AxisAnalysis()
         self.scalars: dict = {}  # old scalar value -> new value
         self.natural: dict = {}  # old tensor value -> (layout, registers)
@@ -1211,8 +1216,12 @@ def _scan(self: _KernelLowering, op):
 
 
 def _dot(self: _KernelLowering, op):
-    """a @ b + acc through shared memory with FMAs (correct for every type; the matrix-unit lowering
-    for tl.dot is separate work)."""
+    """a @ b + acc: on tensor cores where the option allows and the shapes and types fit (mma.py),
+    else through shared memory with FMAs (correct for every type and shape)."""
+    kind = mma.mma_kind(op, self.num_warps) if self.mma else None
+    if kind is not None:
+        mma.lower_dot(self, op, kind, _sptr(), DYNAMIC_INDEX)
+        return
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     a_layout = self.layout_for([m, k], tile.element_of(a.type))

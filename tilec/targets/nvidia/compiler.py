@@ -30,12 +30,19 @@ def features(arch: str) -> str:
     return "+ptx80"
 
 
+def has_mma(arch: str) -> bool:
+    """mma.sync with fp16/bf16 m16n8k16 shapes exists from sm_80 (Ampere) on."""
+    digits = "".join(ch for ch in arch.removeprefix("sm_") if ch.isdigit())
+    return bool(digits) and int(digits) >= 80
+
+
 def stages(arch: str, num_warps: int) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list."""
     return [
         Stage(
             "gpu",
-            f"tile-canonicalize,tile-hoist-loads,convert-tile-to-gpu{{num-warps={num_warps} warp-size=32}},canonicalize,cse",
+            "tile-canonicalize,tile-hoist-loads,"
+            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))}}},canonicalize,cse",
         ),
         Stage(
             "llvm",

@@ -1,0 +1,131 @@
+"""Matmul and fused-attention benchmark on NVIDIA GPUs (not a test), in TFLOP/s: tilec against
+torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes, and the fused
+attention kernel against torch's scaled_dot_product_attention and Triton, all from one run.
+
+    python -m bench.matmul [--quick] [--json out.json]        (also part of python -m bench --device cuda)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+
+import torch
+
+from bench.nvidia import bench, load_kernels
+
+TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-core lowering takes
+    (64, 64, 32, 4),
+    (128, 64, 32, 4),
+    (64, 64, 64, 4),
+]
+TRITON_CONFIG = (128, 128, 64, 8, 3)  # Triton's tutorial choice for fp16 on Hopper-class GPUs
+
+
+def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
+    module.matmul_kernel[grid](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
+def triton_cdiv(a, b):
+    return -(-a // b)
+
+
+def run(quick: bool = False, on_row=None) -> list[dict]:
+    tk, tr = load_kernels()
+    rows = []
+
+    def record(row):
+        rows.append(row)
+        cells = " ".join(f"{k[:-7]}={v:7.1f}" for k, v in row.items() if k.endswith("_tflops") and v)
+        print(f"{row['kernel']:<10} {row['size']:>18} {row['dtype']:>5}  {cells}", flush=True)
+        if on_row is not None:
+            on_row(row)
+
+    squares = [1024, 4096] if quick else [1024, 2048, 4096, 8192]
+    shapes = [(s, s, s) for s in squares] + ([(16, 4096, 4096), (128, 4096, 4096)] if not quick else [])
+    if not quick:
+        shapes.insert(len(squares), (64, 4096, 4096))
+    for dtype, dname in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+        for M, N, K in shapes:
+            a = torch.randn(M, K, device="cuda", dtype=dtype)
+            b = torch.randn(K, N, device="cuda", dtype=dtype)
+            c = torch.empty(M, N, device="cuda", dtype=dtype)
+            ref = a @ b
+            flops = 2 * M * N * K
+            best = None
+            for cfg in TILEC_CONFIGS:
+                _matmul(tk, a, b, c, *cfg)
+                torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+                ms = bench(lambda: _matmul(tk, a, b, c, *cfg))
+                best = ms if best is None else min(best, ms)
+            times = {"tilec": best, "cublas": bench(lambda: torch.matmul(a, b, out=c))}
+            _matmul(tr, a, b, c, *TRITON_CONFIG)
+            times["triton"] = bench(lambda: _matmul(tr, a, b, c, *TRITON_CONFIG))
+            record(
+                {
+                    "kernel": "matmul",
+                    "size": f"{M}x{N}x{K}",
+                    "dtype": dname,
+                    **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+                }
+            )
+
+    for seq in [1024] if quick else [1024, 4096]:
+        heads, dim = 32, 64
+        q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16) for _ in range(3))
+        out = torch.empty_like(q)
+        scale = 1 / math.sqrt(dim)
+        grid = (triton_cdiv(seq, 64), heads)
+
+        def tilec_attention():
+            tk.attention_kernel[grid](
+                q, k, v, out, seq, scale, HEAD_DIM=dim, BLOCK_M=64, BLOCK_N=64, num_warps=4
+            )
+
+        def triton_attention():
+            tr.attention_kernel[grid](
+                q, k, v, out, seq, scale, HEAD_DIM=dim, BLOCK_M=64, BLOCK_N=64, num_warps=4
+            )
+
+        ref = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+        tilec_attention()
+        torch.testing.assert_close(out, ref, atol=2e-2, rtol=2e-2)
+        flops = 4 * heads * seq * seq * dim
+        times = {
+            "tilec": bench(tilec_attention),
+            "triton": bench(triton_attention),
+            "torch_sdpa": bench(
+                lambda: torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])
+            ),
+        }
+        record(
+            {
+                "kernel": "attention",
+                "size": f"{heads}x{seq}x{dim}",
+                "dtype": "fp16",
+                **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+            }
+        )
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    rows = run(args.quick)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
