@@ -72,6 +72,36 @@ def test_softmax_ptx_uses_shuffles_and_ex2(monkeypatch):
     assert "__nv_" not in ptx  # no libdevice calls
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_dot_uses_tensor_cores(arch, dtype, monkeypatch):
+    from suite import dot_kernel
+
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    k = tilec.compile(
+        dot_kernel,
+        signature=f"*{dtype},*{dtype},*fp32,i32,i32,i32",
+        constexprs={"BM": 64, "BN": 64, "BK": 32, "PREC": "ieee"},
+        target=arch,
+    )
+    kind = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    assert f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in k.asm["ptx"]
+    older = tilec.compile(
+        dot_kernel,
+        f"*{dtype},*{dtype},*fp32,i32,i32,i32",
+        {"BM": 64, "BN": 64, "BK": 32, "PREC": "ieee"},
+        target="sm_75",
+    )
+    assert "mma.sync" not in older.asm["ptx"]  # before Ampere: the FMA lowering
+    if shutil.which("ptxas"):  # ptxas accepts the tensor-core code
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        signature, constexprs = (
+            f"*{dtype},*{dtype},*fp32,i32,i32,i32",
+            {"BM": 64, "BN": 64, "BK": 32, "PREC": "ieee"},
+        )
+        assert "cubin" in tilec.compile(dot_kernel, signature, constexprs, target=arch).asm
+
+
 def _has_gpu():
     try:
         import torch
