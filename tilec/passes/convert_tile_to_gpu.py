@@ -133,6 +133,7 @@ class _KernelLowering:
         self.warp_size = warp_size
         self.threads = num_warps * warp_size
         self.mma = False  # set by the pass: tl.dot may use tensor cores
+        self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
         self.axis = AxisAnalysis()
         self.scalars: dict = {}  # old scalar value -> new value
         self.natural: dict = {}  # old tensor value -> (layout, registers)
@@ -211,6 +212,8 @@ class _KernelLowering:
             self.lane = arith.remui(self.tid, _i32(self.warp_size))
             self.warp = arith.divui(self.tid, _i32(self.warp_size))
             self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
+            if self.mma:
+                self.preferred = mma.plan_layouts(block, self.num_warps)
             self.lower_block(block)
             gpu.ReturnOp([])
         self.prologue_end.erase()
@@ -1026,7 +1029,9 @@ def _flatten(self, values, layouts):
 
 def _carried_layouts(self, values):
     return [
-        self.layout_for(tile.shape_of(v.type), tile.element_of(v.type)) if tile.shape_of(v.type) else None
+        (self.preferred.get(v) or self.layout_for(tile.shape_of(v.type), tile.element_of(v.type)))
+        if tile.shape_of(v.type)
+        else None
         for v in values
     ]
 

@@ -1,13 +1,13 @@
 """tl.dot on NVIDIA tensor cores (sm_80 and newer): `mma.sync.aligned.m16n8k16` for fp16 and bf16
 inputs with an fp32 accumulator. Used by convert-tile-to-gpu when its `mma` option is on.
 
-How the operands meet the instruction's fragment layout: A, B and the accumulator are written to
-shared memory from whatever blocked layout they live in (A row-major [M, K]; B transposed, [N, K], so
-that each thread's pair of B values along K is one 32-bit word; C row-major [M, N] in fp32). The
-[M, N] output is cut into 16x8 tiles dealt round-robin to the warps; each warp keeps its tile's four
-accumulator values in registers across the K loop (steps of 16), reading its A and B fragments as
-32-bit words (two 16-bit values each), and writes the tile back. The result is read out of shared
-memory in the blocked layout the rest of the kernel uses.
+The accumulator lives in registers in a blocked layout that *is* the instruction's C fragment layout
+(`accumulator_layout`: 1x2 elements per thread, 8x4 lanes, the warps side by side along N), so a
+loop-carried `acc = tl.dot(a, b, acc)` never leaves registers (`plan_layouts` gives the loop's carried
+value that layout). A and B go through shared memory: A row-major [M, K], B transposed [N, K] so each
+thread's pair of values along K is one 32-bit word, both with rows padded by 8 elements so the
+fragment reads of a warp hit 32 different banks. Each warp runs the K loop (steps of 16) over its
+16x8 tiles: m-tile a, n-tiles w, w + W, w + 2W, ... for warp w of W.
 
 Fragment coordinates (PTX ISA, m16n8k16, per lane: g = lane / 4, t = lane % 4):
     A   a0: (g, 2t..2t+1)   a1: (g+8, 2t..2t+1)   a2: (g, 2t+8..2t+9)   a3: (g+8, 2t+8..2t+9)
@@ -22,9 +22,12 @@ from mlir.dialects import arith, gpu, llvm
 
 from tilec.dialects import tile
 
+from .layouts import Blocked
+
 TILE_M, TILE_N, TILE_K = 16, 8, 16
 STATIC_SMEM_LIMIT = 48 * 1024  # bytes of static shared memory a kernel may declare
 _KINDS = {"f16": "f16", "bf16": "bf16"}
+PAD = 8  # 16-bit elements added to every shared-memory row of A and B (bank-conflict-free reads)
 
 
 def mma_kind(op, num_warps: int) -> str | None:
@@ -34,17 +37,51 @@ def mma_kind(op, num_warps: int) -> str | None:
     ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
     if ea != eb or ea not in _KINDS or ec != "f32":
         return None
-    if m % TILE_M or n % TILE_N or k % TILE_K:
-        return None
-    if (m // TILE_M) * (n // TILE_N) % num_warps:
-        return None  # every warp takes the same number of tiles
+    if m % TILE_M or k % TILE_K or n % (TILE_N * num_warps):
+        return None  # the warps side by side along N, each with whole 16x8 tiles
     if _smem_bytes(m, n, k) > STATIC_SMEM_LIMIT:
         return None
     return _KINDS[ea]
 
 
+def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
+    """The C fragment layout of m16n8k16 as a blocked layout: lane (g, t) holds row g and cols 2t, 2t+1
+    of each 8x8 block; the register repeat along rows gives the 16x8 tile's rows g + 8."""
+    return Blocked((m, n), (1, 2), (8, 4), (1, num_warps), (1, 0))
+
+
+def plan_layouts(block, num_warps: int) -> dict:
+    """The accumulator layout for every value a tensor-core tl.dot reads or writes as its accumulator,
+    including the loop-carried values of the scf.for loops it sits in (their init operands, so the loop
+    is built with that layout)."""
+    preferred = {}
+    for op in _walk(block):
+        if op.name != "tile.dot" or mma_kind(op, num_warps) is None:
+            continue
+        (m, _), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
+        layout = accumulator_layout(m, n, num_warps)
+        acc = op.operands[2]
+        preferred[acc] = preferred[op.results[0]] = layout
+        owner = acc.owner
+        if isinstance(owner, ir.Block) and owner.owner is not None and owner.owner.name == "scf.for":
+            loop = owner.owner
+            index = ir.BlockArgument(acc).arg_number - 1  # after the induction variable
+            preferred[loop.operands[3 + index]] = layout
+            preferred[loop.results[index]] = layout
+    return preferred
+
+
+def _walk(block):
+    for op in block.operations:
+        op = op.operation
+        yield op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _walk(inner)
+
+
 def _smem_bytes(m: int, n: int, k: int) -> int:
-    return _align(m * k * 2) + _align(n * k * 2) + _align(m * n * 4)
+    return _align(m * (k + PAD) * 2) + _align(n * (k + PAD) * 2)
 
 
 def _align(nbytes: int) -> int:
@@ -59,64 +96,57 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     """Replaces `op` (a tile.dot) with tensor-core code inside `lowering` (a _KernelLowering)."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    f32 = ir.F32Type.get()
     i32 = ir.IntegerType.get_signless(32)
     half = tile.element_of(a.type)
-    a_layout = lowering.layout_for([m, k], tile.element_of(a.type))
-    b_layout = lowering.layout_for([k, n], tile.element_of(b.type))
-    out_layout = lowering.layout_for([m, n], f32)
+    stride = k + PAD  # elements per padded row of A and of transposed B
+    warps = lowering.num_warps
+    a_layout = lowering.layout_for([m, k], half)
+    b_layout = lowering.layout_for([k, n], half)
+    c_layout = accumulator_layout(m, n, warps)
     a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
-    c_regs = lowering.regs(acc, out_layout)
+    c_regs = list(lowering.regs(acc, c_layout))
 
     base = lowering.smem(_smem_bytes(m, n, k))
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    offsets = [0, _align(m * k * 2), _align(m * k * 2) + _align(n * k * 2)]
-    ra, rb, rc = (llvm.GEPOp(smem_ptr_type, base, [], [off], i8, 0).result for off in offsets)
+    ra = base
+    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * stride * 2)], i8, 0).result
 
-    def at(region, index, elem):
-        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(elem), 0).result
-
-    def lin(row, col, width):
-        return arith.addi(arith.muli(row, _c(width)), col)
+    def at(region, row, col):
+        index = arith.addi(arith.muli(row, _c(stride)), col)
+        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(half), 0).result
 
     lowering.smem_write_fence()
     for r, (row, col) in zip(a_regs, lowering.coords(a_layout)):
-        llvm.StoreOp(r, at(ra, lin(row, col, k), half))
+        llvm.StoreOp(r, at(ra, row, col))
     for r, (kk, col) in zip(b_regs, lowering.coords(b_layout)):
-        llvm.StoreOp(r, at(rb, lin(col, kk, k), half))  # transposed: [N, K]
-    for r, (row, col) in zip(c_regs, lowering.coords(out_layout)):
-        llvm.StoreOp(r, at(rc, lin(row, col, n), f32))
+        llvm.StoreOp(r, at(rb, col, kk))  # transposed: [N, K]
     gpu.BarrierOp()
 
     g = arith.shrui(lowering.lane, _c(2))
     t2 = arith.muli(arith.andi(lowering.lane, _c(3)), _c(2))
-    tiles_n = n // TILE_N
-    tiles = (m // TILE_M) * tiles_n
-    num_warps = lowering.num_warps
-    for i in range(tiles // num_warps):
-        index = arith.addi(lowering.warp, _c(i * num_warps))
-        row0 = arith.addi(arith.muli(arith.divui(index, _c(tiles_n)), _c(TILE_M)), g)
-        row1 = arith.addi(row0, _c(8))
-        col0 = arith.addi(arith.muli(arith.remui(index, _c(tiles_n)), _c(TILE_N)), t2)
-        col1 = arith.addi(col0, _c(1))
-        n_of_lane = arith.addi(arith.muli(arith.remui(index, _c(tiles_n)), _c(TILE_N)), g)
-        c_slots = [(row0, col0), (row0, col1), (row1, col0), (row1, col1)]
-        cs = [llvm.LoadOp(f32, at(rc, lin(r, c, n), f32)).result for r, c in c_slots]
+    slot = {static: i for i, static in enumerate(c_layout.registers)}
+    for i in range(n // (TILE_N * warps)):  # this warp's n-tiles: w + i * W
+        n_row = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        b_words = {}
         for k0 in range(0, k, TILE_K):
-            ka, kb = arith.addi(t2, _c(k0)), arith.addi(t2, _c(k0 + 8))
-            # Two consecutive 16-bit values as one 32-bit word (offsets are even: 4-byte aligned).
-            a_words = [
-                llvm.LoadOp(i32, at(ra, lin(r, c, k), half)).result
-                for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
-            ]
-            b_words = [llvm.LoadOp(i32, at(rb, lin(n_of_lane, c, k), half)).result for c in (ka, kb)]
-            cs = _mma(kind, a_words, b_words, cs)
-        for (r, c), v in zip(c_slots, cs):
-            llvm.StoreOp(v, at(rc, lin(r, c, n), f32))
-    gpu.BarrierOp()
-    out = [llvm.LoadOp(f32, at(rc, lin(row, col, n), f32)).result for row, col in lowering.coords(out_layout)]
+            for off in (0, 8):  # Two 16-bit values along K as one 32-bit word (4-byte aligned).
+                b_words[k0, off] = llvm.LoadOp(i32, at(rb, n_row, arith.addi(t2, _c(k0 + off)))).result
+        for tm in range(m // TILE_M):
+            regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+            cs = [c_regs[r] for r in regs]
+            row0 = arith.addi(g, _c(TILE_M * tm))
+            row1 = arith.addi(g, _c(TILE_M * tm + 8))
+            for k0 in range(0, k, TILE_K):
+                ka, kb = arith.addi(t2, _c(k0)), arith.addi(t2, _c(k0 + 8))
+                a_words = [
+                    llvm.LoadOp(i32, at(ra, r, c)).result
+                    for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
+                ]
+                cs = _mma(kind, a_words, [b_words[k0, 0], b_words[k0, 8]], cs)
+            for r, v in zip(regs, cs):
+                c_regs[r] = v
     lowering.smem_dirty = True
-    lowering.set_natural(op.results[0], out_layout, out)
+    lowering.set_natural(op.results[0], c_layout, c_regs)
 
 
 def _mma(kind: str, a_words, b_words, c) -> list[ir.Value]:
