@@ -217,7 +217,7 @@ def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
     kernel._launcher = launch
 
 
-def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num_stages=3, debug=False):
+def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num_stages=3, debug=None):
     """Compiles `fn` for explicit argument types (Triton's strings: "*fp32", "i32", "fp16", ...).
 
     `signature` is a dict name -> type string (or a comma-separated string in parameter order);
@@ -256,4 +256,6 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
             raise TypeError(
                 f"{src.filename}:{src.fndef.lineno}: no type or constexpr value for parameter '{name}'"
             )
+    if debug is None:  # as the kernel says: @tilec.jit(debug=...), else TILEC_DEBUG
+        debug = fn._debug(target)
     return compile_specs(fn, specs, target, Options(num_warps=num_warps, num_stages=num_stages, debug=debug))

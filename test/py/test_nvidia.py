@@ -127,12 +127,21 @@ def prints(x_ptr):
     tl.device_print("x: ", tl.load(x_ptr))
 
 
-def test_unsupported_gpu_feature_is_a_clear_error(monkeypatch):
+@tilec.jit(debug=True)
+def asserts(x_ptr):
+    tl.device_assert(tl.load(x_ptr + tl.arange(0, 64)) >= 0, "x must not be negative")
+
+
+def test_device_print_and_assert_compile_for_nvidia_and_fail_clearly_for_amd(monkeypatch):
     monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    ptx = tilec.compile(prints, signature="*fp32", target="sm_90a").asm["ptx"]
+    assert "vprintf" in ptx
+    ptx = tilec.compile(asserts, signature="*fp32", target="sm_90a").asm["ptx"]
+    assert "__assertfail" in ptx  # the message is in the PTX as bytes
     with pytest.raises(
         tilec.CompilationError, match=r"test_nvidia.py:\d+:\d+: .*tl.device_print is not supported"
     ):
-        tilec.compile(prints, signature="*fp32", target="sm_90a")
+        tilec.compile(prints, signature="*fp32", target="gfx942")
 
 
 GPU_CACHED_LAUNCH = """
@@ -177,3 +186,50 @@ def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
     )
     assert second.returncode == 0, second.stderr
     assert "mlir imported: False" in second.stdout
+
+
+DEBUG_OPS_ON_GPU = """
+import sys
+import torch
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit(debug=True)
+def check(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.device_print("x=", x)
+    tl.device_assert(x >= 0, "x must not be negative")
+
+
+x = torch.arange(4, device="cuda", dtype=torch.float32)
+check[(2,)](x, 4, BLOCK=4)
+torch.cuda.synchronize()
+sys.stdout.flush()
+x[2] = -1.0
+try:
+    check[(1,)](x, 4, BLOCK=4)
+    torch.cuda.synchronize()
+except Exception as e:  # the context is unusable now, as after any device-side assert
+    print("raised:", type(e).__name__, str(e).splitlines()[0])
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+def test_device_print_and_assert_on_gpu(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "debug_ops.py"
+    script.write_text(DEBUG_OPS_ON_GPU)
+    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    out = r.stdout + r.stderr
+    for pid in (0, 1):
+        for i in range(4):
+            assert f"pid ({pid}, 0, 0) idx ({i},) x={float(i):f}" in out, out[-3000:]
+    assert "x must not be negative" in out, out[-3000:]
+    assert "raised:" in out or r.returncode != 0

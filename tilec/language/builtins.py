@@ -781,7 +781,7 @@ debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_
 @builtin
 def device_print(prefix, *args, hex=False):
     """Prints `prefix` and each element of the given tensors at run time, with the program id and
-    the element index (CPU target and interpreter; GPU targets report a clear error).
+    the element index (CPU target, interpreter, NVIDIA GPUs through vprintf; AMD reports a clear error).
     """
     if not isinstance(prefix, str):
         raise SemanticError("tl.device_print: the first argument must be a string prefix")
@@ -795,7 +795,8 @@ def device_print(prefix, *args, hex=False):
 @builtin
 def device_assert(cond, msg=""):
     """Stops the kernel with `msg` and the source location where `cond` is false (in debug mode:
-    `@tilec.jit(debug=True)` or `TILEC_DEBUG=1`; the interpreter always checks).
+    `@tilec.jit(debug=True)` or `TILEC_DEBUG=1`; the interpreter always checks). On NVIDIA GPUs a failed
+    assertion stops the kernel as a device-side assert (the CUDA context is then unusable, as in Triton).
     """
     if not debug_enabled:
         return

@@ -1258,6 +1258,112 @@ def _dot(self: _KernelLowering, op):
     self.set_natural(op.results[0], out_layout, result)
 
 
+def _print(self: _KernelLowering, op):
+    """tl.device_print on NVIDIA: one `gpu.printf` (vprintf) line per element, by the one thread that
+    owns it: `pid (x, y, z) idx (i, j) <prefix><value>`, as the CPU target and the interpreter print."""
+    if _VENDOR[0] != "nvidia":
+        raise PassError("tl.device_print is not supported by the AMD lowering (it needs ROCm's hostcall)", op)
+    prefix = ir.StringAttr(op.attributes["prefix"]).value.replace("%", "%%")
+    as_hex = "hex" in op.attributes and ir.BoolAttr(op.attributes["hex"]).value
+    pids = [
+        arith.index_cast(_i32t(), gpu.BlockIdOp(d).result)
+        for d in (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
+    ]
+    head = "pid (%d, %d, %d)"
+    if not op.operands:
+        _once(self, None, lambda: gpu.PrintfOp(f"{head} {prefix}\n", pids))
+        return
+    value = op.operands[0]
+    shape = tile.shape_of(value.type)
+    elem = _scalar_type(value.type)
+    if not shape:
+        _once(
+            self,
+            None,
+            lambda: gpu.PrintfOp(
+                f"{head} idx () {prefix}{_conversion(elem, as_hex)}\n",
+                [*pids, _printable(self.scalar(value), elem)],
+            ),
+        )
+        return
+    layout = self.layout_for(shape, tile.element_of(value.type))
+    idx = "(" + ", ".join(["%d"] * len(shape)) + ("," if len(shape) == 1 else "") + ")"
+    fmt = f"{head} idx {idx} {prefix}{_conversion(elem, as_hex)}\n"
+    for r, coord in zip(self.regs(value, layout), self.coords(layout)):
+        _once(self, layout, lambda r=r, coord=coord: gpu.PrintfOp(fmt, [*pids, *coord, _printable(r, elem)]))
+
+
+def _assert(self: _KernelLowering, op):
+    """tl.device_assert on NVIDIA: `cf.assert` per element, which becomes __assertfail (the kernel stops
+    with a device-side assertion, as in Triton); the message carries the kernel's source location."""
+    if _VENDOR[0] != "nvidia":
+        raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
+    from mlir.dialects import cf
+
+    from tilec import diagnostics
+
+    file, line, col = diagnostics.file_location(op.location)
+    message = (f"{file}:{line}:{col}: " if file else "") + ir.StringAttr(op.attributes["message"]).value
+    cond = op.operands[0]
+    shape = tile.shape_of(cond.type)
+    if not shape:
+        cf.AssertOp(_truthy(self.scalar(cond)), message)
+        return
+    layout = self.layout_for(shape, tile.element_of(cond.type))
+    regs = self.regs(cond, layout)
+    ok = _truthy(regs[0])
+    for r in regs[1:]:
+        ok = arith.andi(ok, _truthy(r))
+    cf.AssertOp(ok, message)
+
+
+def _truthy(v: ir.Value) -> ir.Value:
+    if str(v.type) == "i1":
+        return v
+    if _is_float(v.type):
+        return arith.cmpf(arith.CmpFPredicate.UNE, v, arith.ConstantOp(v.type, 0.0).result)
+    return arith.cmpi(arith.CmpIPredicate.ne, v, arith.ConstantOp(v.type, 0).result)
+
+
+def _once(self: _KernelLowering, layout, emit) -> None:
+    """Runs `emit` on one thread per element: the owner among replicas, thread 0 for scalars."""
+    cond = (
+        arith.cmpi(arith.CmpIPredicate.eq, self.tid, _i32(0))
+        if layout is None
+        else self.replica_predicate(layout)
+    )
+    if cond is None:
+        emit()
+        return
+    branch = scf.IfOp(cond)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])
+
+
+def _i32t() -> ir.Type:
+    return ir.IntegerType.get_signless(32)
+
+
+def _conversion(elem: ir.Type, as_hex: bool) -> str:
+    if _is_float(elem):
+        return "%f"
+    bits = ir.IntegerType(elem).width
+    if as_hex:
+        return "0x%llx" if bits > 32 else "0x%x"
+    return "%lld" if bits > 32 else "%d"
+
+
+def _printable(v: ir.Value, elem: ir.Type) -> ir.Value:
+    """vprintf's arguments: floats as f64 (C's promotion), integers as i32 or i64."""
+    if _is_float(elem):
+        return arith.extf(ir.F64Type.get(), v) if str(elem) != "f64" else v
+    bits = ir.IntegerType(elem).width
+    if bits < 32:
+        return arith.extsi(_i32t(), v) if bits > 1 else arith.extui(_i32t(), v)
+    return v
+
+
 def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
     if v.type == t:
         return v
@@ -1266,13 +1372,6 @@ def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
     if _is_float(t):
         return arith.sitofp(t, v)
     return arith.extsi(t, v)
-
-
-def _unsupported(what):
-    def handler(self, op):
-        raise PassError(f"{what} is not supported by the GPU lowering yet", op)
-
-    return handler
 
 
 _EAGER = {
@@ -1290,6 +1389,6 @@ _EAGER = {
     "scf.while": _while,
     "tile.scan": _scan,
     "tile.dot": _dot,
-    "tile.print": _unsupported("tl.device_print"),
-    "tile.assert": _unsupported("tl.device_assert"),
+    "tile.print": _print,
+    "tile.assert": _assert,
 }

@@ -85,7 +85,16 @@ class JITFunction:
             h = hashlib.sha256(VERSION.encode())
             for dep in self._dependencies():
                 h.update(dep.__qualname__.encode())
-                h.update(inspect.getsource(dep.fn).encode())
+                try:
+                    h.update(inspect.getsource(dep.fn).encode())
+                except (OSError, TypeError):
+                    raise CompilationError(
+                        getattr(dep.fn.__code__, "co_filename", "<unknown>"),
+                        dep.fn.__code__.co_firstlineno,
+                        1,
+                        f"the source of @jit function '{dep.__name__}' is not available: tilec compiles "
+                        "kernels from their source, so define them in a file",
+                    ) from None
             self._cache_key = h.hexdigest()
         return self._cache_key
 
