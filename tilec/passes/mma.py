@@ -4,14 +4,15 @@ inputs with an fp32 accumulator. Used by convert-tile-to-gpu when its `mma` opti
 The accumulator lives in registers in a blocked layout that *is* the instruction's C fragment layout
 (`accumulator_layout`: 1x2 elements per thread, 8x4 lanes, the warps side by side along N), so a
 loop-carried `acc = tl.dot(a, b, acc)` never leaves registers (`plan_layouts` gives the loop's carried
-value that layout). A and B go through shared memory: A row-major [M, K], B transposed [N, K] so each
-thread's pair of values along K is one 32-bit word, both with rows padded by 8 elements so the
-fragment reads of a warp hit 32 different banks. Each warp runs the K loop (steps of 16) over its
-16x8 tiles: m-tile a, n-tiles w, w + W, w + 2W, ... for warp w of W.
+value that layout). A and B go through shared memory, row-major with rows padded by 8 elements (the
+fragment reads of a warp then hit 32 different banks), written with 16-byte vector stores. A's pair of
+values along K is one 32-bit word; B's pair (two rows) is read as two 16-bit values and packed. Each
+warp owns the n-tiles w, w + W, w + 2W, ... of the [M, N] output; for each 16-row m-tile and K step it
+reads its A fragment once and issues one mma per n-tile.
 
 Fragment coordinates (PTX ISA, m16n8k16, per lane: g = lane / 4, t = lane % 4):
     A   a0: (g, 2t..2t+1)   a1: (g+8, 2t..2t+1)   a2: (g, 2t+8..2t+9)   a3: (g+8, 2t+8..2t+9)
-    B   b0: (k 2t..2t+1, n g)   b1: (k 2t+8..2t+9, n g)
+    B   b0: (k 2t..2t+1, n g)   b1: (k 2t+8..2t+9, n g)       (low half: the smaller k)
     C   c0, c1: (g, 2t..2t+1)   c2, c3: (g+8, 2t..2t+1)
 """
 
@@ -81,7 +82,7 @@ def _walk(block):
 
 
 def _smem_bytes(m: int, n: int, k: int) -> int:
-    return _align(m * (k + PAD) * 2) + _align(n * (k + PAD) * 2)
+    return _align(m * (k + PAD) * 2) + _align(k * (n + PAD) * 2)
 
 
 def _align(nbytes: int) -> int:
@@ -98,7 +99,6 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     i32 = ir.IntegerType.get_signless(32)
     half = tile.element_of(a.type)
-    stride = k + PAD  # elements per padded row of A and of transposed B
     warps = lowering.num_warps
     a_layout = lowering.layout_for([m, k], half)
     b_layout = lowering.layout_for([k, n], half)
@@ -109,44 +109,79 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     base = lowering.smem(_smem_bytes(m, n, k))
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
     ra = base
-    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * stride * 2)], i8, 0).result
+    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * (k + PAD) * 2)], i8, 0).result
 
-    def at(region, row, col):
-        index = arith.addi(arith.muli(row, _c(stride)), col)
-        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(half), 0).result
+    def at(region, row, col, width, elem=half):
+        index = arith.addi(arith.muli(row, _c(width + PAD)), col)
+        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(elem), 0).result
 
     lowering.smem_write_fence()
-    for r, (row, col) in zip(a_regs, lowering.coords(a_layout)):
-        llvm.StoreOp(r, at(ra, row, col))
-    for r, (kk, col) in zip(b_regs, lowering.coords(b_layout)):
-        llvm.StoreOp(r, at(rb, col, kk))  # transposed: [N, K]
+    _store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k), half)
+    _store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n), half)
     gpu.BarrierOp()
 
     g = arith.shrui(lowering.lane, _c(2))
     t2 = arith.muli(arith.andi(lowering.lane, _c(3)), _c(2))
     slot = {static: i for i, static in enumerate(c_layout.registers)}
-    for i in range(n // (TILE_N * warps)):  # this warp's n-tiles: w + i * W
-        n_row = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
-        b_words = {}
+    i16 = ir.IntegerType.get_signless(16)
+    n_tiles = n // (TILE_N * warps)  # this warp's n-tiles: w, w + W, w + 2W, ...
+    b_words = {}
+    for i in range(n_tiles):
+        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
         for k0 in range(0, k, TILE_K):
-            for off in (0, 8):  # Two 16-bit values along K as one 32-bit word (4-byte aligned).
-                b_words[k0, off] = llvm.LoadOp(i32, at(rb, n_row, arith.addi(t2, _c(k0 + off)))).result
-        for tm in range(m // TILE_M):
-            regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
-            cs = [c_regs[r] for r in regs]
-            row0 = arith.addi(g, _c(TILE_M * tm))
-            row1 = arith.addi(g, _c(TILE_M * tm + 8))
-            for k0 in range(0, k, TILE_K):
-                ka, kb = arith.addi(t2, _c(k0)), arith.addi(t2, _c(k0 + 8))
-                a_words = [
-                    llvm.LoadOp(i32, at(ra, r, c)).result
-                    for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
-                ]
-                cs = _mma(kind, a_words, [b_words[k0, 0], b_words[k0, 8]], cs)
-            for r, v in zip(regs, cs):
-                c_regs[r] = v
+            for off in (0, 8):  # B is row-major [K, N]: the pair along K is two 16-bit reads, packed
+                row = arith.addi(t2, _c(k0 + off))
+                lo = llvm.LoadOp(i16, at(rb, row, col, n)).result
+                hi = llvm.LoadOp(i16, at(rb, arith.addi(row, _c(1)), col, n)).result
+                word = arith.ori(arith.extui(i32, lo), arith.shli(arith.extui(i32, hi), _c(16)))
+                b_words[i, k0, off] = word
+    for tm in range(m // TILE_M):
+        row0 = arith.addi(g, _c(TILE_M * tm))
+        row1 = arith.addi(g, _c(TILE_M * tm + 8))
+        for k0 in range(0, k, TILE_K):
+            ka, kb = arith.addi(t2, _c(k0)), arith.addi(t2, _c(k0 + 8))
+            # A is row-major [M, K]: two values along K are one aligned 32-bit word; read once, used
+            # for every n-tile of the warp.
+            a_words = [
+                llvm.LoadOp(i32, at(ra, r, c, k)).result
+                for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
+            ]
+            for i in range(n_tiles):
+                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                cs = _mma(kind, a_words, [b_words[i, k0, 0], b_words[i, k0, 8]], [c_regs[r] for r in regs])
+                for r, v in zip(regs, cs):
+                    c_regs[r] = v
     lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _store_rows(lowering, regs, layout, address, elem) -> None:
+    """Stores a 2-D tensor's registers into padded row-major shared memory, as vectors wherever a
+    thread's registers are consecutive along the row (16 bytes at most, aligned: PAD keeps rows of
+    16-byte multiples)."""
+    coords = lowering.coords(layout)
+    statics = layout.registers
+    width = min(layout.size_per_thread[1], 8)
+    j = 0
+    while j < len(regs):
+        run = 1
+        while (
+            run < width
+            and j + run < len(regs)
+            and statics[j + run] == (statics[j][0], statics[j][1] + run)
+            and (statics[j][1] % width) == 0
+        ):
+            run += 1
+        row, col = coords[j]
+        if run > 1 and run & (run - 1) == 0:
+            vec = llvm.UndefOp(ir.VectorType.get([run], elem)).result
+            for e in range(run):
+                vec = llvm.InsertElementOp(vec, regs[j + e], _c(e)).result
+            llvm.StoreOp(vec, address(row, col), alignment=2 * run)
+        else:
+            run = 1
+            llvm.StoreOp(regs[j], address(row, col))
+        j += run
 
 
 def _mma(kind: str, a_words, b_words, c) -> list[ir.Value]:
