@@ -27,7 +27,18 @@ from .python.errors import CompilationError
 class Config:
     """One candidate: constexpr values plus launch options."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, pre_hook=None):
+    def __init__(
+        self,
+        kwargs: dict,
+        num_warps: int = 4,
+        num_stages: int = 3,
+        num_ctas: int = 1,
+        maxnreg=None,
+        pre_hook=None,
+    ):
+        if num_ctas != 1:
+            raise ValueError("tilec.Config: num_ctas must be 1 (thread-block clusters are not supported)")
+        self.maxnreg = maxnreg  # accepted for Triton compatibility; register limits are left to ptxas
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
