@@ -401,3 +401,33 @@ def test_heuristics_compute_constexprs():
     assert (out == 1.0).all()
     fill[(1,)](out, 10)
     assert (out[:10] == 2.0).all() and (out[10:] == 1.0).all()
+
+
+GLOBAL_CONSTANT = """
+import sys
+import numpy as np
+import tilec
+import tilec.language as tl
+
+SCALE = float(sys.argv[1])
+
+
+@tilec.jit
+def scaled(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * SCALE)
+
+
+x = np.ones(16, np.float32)
+out = np.zeros(16, np.float32)
+scaled[(1,)](x, out, BLOCK=16)
+print(out[0])
+"""
+
+
+def test_a_changed_global_constant_is_not_served_from_the_cache(workdir, tmp_path):
+    (workdir / "scaled.py").write_text(GLOBAL_CONSTANT)
+    cache = tmp_path / "cache"
+    assert run(workdir, "scaled.py", "2.0", cache=cache).stdout.strip() == "2.0"
+    assert run(workdir, "scaled.py", "3.0", cache=cache).stdout.strip() == "3.0"
+    assert len(entries(cache)) == 2

@@ -78,6 +78,20 @@ class JITFunction:
                 out.extend(obj._dependencies(seen))
         return out
 
+    def _global_values(self) -> str:
+        """The module-level constants the function reads (numbers, strings, dtypes): they are compiled
+        in, so a cached kernel must not outlive a change of their value."""
+        parts = []
+        for name in sorted(set(self.fn.__code__.co_names)):
+            value = self.fn.__globals__.get(name)
+            if (
+                isinstance(value, bool | int | float | str | core.dtype)
+                or value is None
+                and name in self.fn.__globals__
+            ):
+                parts.append(f"{name}={value!r}")
+        return ";".join(parts)
+
     @property
     def cache_key(self) -> str:
         """Hash of the source of this function and of every @jit function it calls."""
@@ -95,6 +109,7 @@ class JITFunction:
                         f"the source of @jit function '{dep.__name__}' is not available: tilec compiles "
                         "kernels from their source, so define them in a file",
                     ) from None
+                h.update(dep._global_values().encode())
             self._cache_key = h.hexdigest()
         return self._cache_key
 
