@@ -20,7 +20,6 @@ import sys
 import time
 
 from . import cache
-from .python import arrays
 from .python.errors import CompilationError
 
 
@@ -83,6 +82,7 @@ class Autotuner:
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
         self.configs = list(configs) or [Config({})]
+        self.config_names = {k for c in self.configs for k in c.all_kwargs()}
         self.keys = list(key)
         for name in [*self.keys, *(reset_to_zero or []), *(restore_value or [])]:
             if name not in self.arg_names:
@@ -107,7 +107,7 @@ class Autotuner:
 
     def run(self, *args, grid, **kwargs):
         named = {**dict(zip(self.arg_names, args)), **kwargs}
-        conflicts = sorted(set(kwargs) & {k for c in self.configs for k in c.all_kwargs()})
+        conflicts = sorted(set(kwargs) & self.config_names) if kwargs else ()
         if conflicts:
             raise ValueError(
                 f"{self.__name__}: {', '.join(conflicts)} are chosen by @tilec.autotune; do not pass them"
@@ -133,14 +133,13 @@ class Autotuner:
         values = []
         for k in self.keys:
             v = named.get(k)
-            info = arrays.describe(v) if v is not None and not isinstance(v, int | float | bool) else None
-            values.append(str(info.dtype) if info is not None else v)
+            dtype = getattr(v, "dtype", None) if not isinstance(v, int | float | bool) else None
+            values.append(str(dtype) if dtype is not None else v)
         # As in Triton: the dtypes of every array argument are part of the key.
         for v in named.values():
-            if v is not None and not isinstance(v, int | float | bool | str):
-                info = arrays.describe(v)
-                if info is not None:
-                    values.append(str(info.dtype))
+            dtype = getattr(v, "dtype", None) if not isinstance(v, int | float | bool | str) else None
+            if dtype is not None and not isinstance(dtype, type):
+                values.append(str(dtype))
         return tuple(values)
 
     # -- the disk record ---------------------------------------------------------------------
