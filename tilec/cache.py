@@ -91,7 +91,9 @@ def kernel_key(source_key: str, specialization, target: str, options) -> str:
 
 
 def target_family(target: str) -> str:
-    return "cpu" if target == "cpu" else "nvidia" if target.startswith("sm_") else "amd"
+    if target in ("cpu", "interpreter"):
+        return target
+    return "nvidia" if target.startswith("sm_") else "amd"
 
 
 # -- artifacts -----------------------------------------------------------------------------------

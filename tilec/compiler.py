@@ -44,7 +44,15 @@ class CompiledKernel:
 
     def launch(self, grid, args):
         if self._launcher is None:
-            raise RuntimeError(f"{self.name} was compiled for {self.target}, which cannot launch here")
+            from .cache import target_family
+
+            why = {
+                "nvidia": "no NVIDIA GPU or driver is available to cuda-python",
+                "amd": "tilec has no AMD runtime yet",
+                "cpu": "the library did not load",
+                "interpreter": "the interpreter was not prepared",
+            }[target_family(self.target)]
+            raise RuntimeError(f"{self.name} was compiled for {self.target}, which cannot launch here: {why}")
         return self._launcher(grid, args)
 
     def assert_message(self, code: int) -> str:
