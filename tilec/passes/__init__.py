@@ -11,6 +11,7 @@ from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .hoist_loads import HoistLoadsPass
+from .pipeline_loads import PipelineLoadsPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
@@ -19,6 +20,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CanonicalizePass,
         AxisInfoPass,
         HoistLoadsPass,
+        PipelineLoadsPass,
         ConvertTileToGpuPass,
         CpuGridPass,
         ConvertTileToLinalgPass,

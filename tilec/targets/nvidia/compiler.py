@@ -36,12 +36,14 @@ def has_mma(arch: str) -> bool:
     return bool(digits) and int(digits) >= 80
 
 
-def stages(arch: str, num_warps: int) -> list[Stage]:
-    """The NVIDIA pipeline, readable as a list."""
+def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
+    """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
+    ahead (tile-pipeline-loads)."""
+    pipelining = "tile-pipeline-loads,tile-canonicalize," if num_stages >= 2 else ""
     return [
         Stage(
             "gpu",
-            "tile-canonicalize,tile-hoist-loads,"
+            f"tile-canonicalize,{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))}}},canonicalize,cse",
         ),
         Stage(
@@ -54,9 +56,11 @@ def stages(arch: str, num_warps: int) -> list[Stage]:
     ]
 
 
-def lower(module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict) -> str:
+def lower(
+    module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
+) -> str:
     """Runs the stages in place; returns the PTX."""
-    for stage in stages(arch, num_warps):
+    for stage in stages(arch, num_warps, num_stages):
         run_stage(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
         )
@@ -97,7 +101,7 @@ def assemble(ptx: str, arch: str) -> bytes | None:
 
 def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
-    ptx = lower(module, kernel.name, arch, kernel.options.num_warps, kernel.asm)
+    ptx = lower(module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages)
     from tilec.timing import timed
 
     with timed("cubin", kernel.name):

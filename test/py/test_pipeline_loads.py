@@ -1,0 +1,63 @@
+"""tile-pipeline-loads keeps every suite kernel's results: each kernel's tile IR goes through the pass
+and is run by the interpreter. Kernels with a loop that the pass takes are counted, so the test cannot
+pass by never transforming anything."""
+
+import numpy as np
+import pytest
+from suite import CASES, check
+
+from tilec.dialects import tile
+from tilec.passes.pipeline import parse_pipeline, run_pipeline
+from tilec.python import arrays
+from tilec.python.interpreter import Memory, Program
+
+TRANSFORMED: set = set()
+
+
+def pipelined_launch(case_name):
+    def launch(kernel, grid, *args, **constexprs):
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        compiled = kernel.warmup(*args, grid=grid, target="interpreter", **constexprs)
+        with tile.make_context():
+            from mlir import ir
+
+            module = ir.Module.parse(compiled.asm["tile"])
+            before = str(module).count('"tile.load"')
+            run_pipeline(module, parse_pipeline("tile-canonicalize,tile-pipeline-loads,tile-canonicalize"))
+            if str(module).count('"tile.load"') > before:  # a prologue load was added: a loop was taken
+                TRANSFORMED.add(case_name)
+            program = Program(module)
+            memory = Memory()
+            values = []
+            for t, v in zip(
+                compiled.arg_types,
+                [
+                    a
+                    for a, n in zip(_runtime_args(kernel, args, constexprs), kernel.arg_names)
+                    if n in compiled.arg_names
+                ],
+            ):
+                values.append(memory.add(arrays.host_view(v)) if t.is_ptr() else v)
+            program.run(grid, values, memory)
+
+    return launch
+
+
+def _runtime_args(kernel, args, constexprs):
+    bound = kernel.signature.bind(*args, **constexprs)
+    bound.apply_defaults()
+    return [bound.arguments[n] for n in kernel.arg_names]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_suite_with_pipelined_loads(case, monkeypatch):
+    monkeypatch.delenv("TILEC_TARGET", raising=False)
+    check(case.run(pipelined_launch(case.name), np.random.default_rng(0)), case.name)
+
+
+def test_the_pass_took_the_loops_it_should():
+    # Runs after the parametrized cases (pytest keeps file order).
+    assert {"dot_fp32_masked_k_tail", "matmul_tutorial_grouped", "dot_bf16_many_tiles"} <= TRANSFORMED, (
+        TRANSFORMED
+    )

@@ -1,0 +1,177 @@
+"""tile-pipeline-loads: in a loop, issue the loads of the next iteration before this iteration computes.
+
+    for k: a = load(p(k)); acc = dot(a, b, acc); p' = p + step
+      =>  a0 = load(p(lb))
+          for k (a = a0): a_next = load(p'(k+1), mask & k+1 < ub); acc = dot(a, b, acc); yield a_next
+
+The loads' global-memory latency then overlaps the previous iteration's compute (a two-stage register
+pipeline: what `num_stages >= 2` asks for). A load qualifies when it sits directly in the loop body and
+everything it reads is computed by pure ops from the induction variable, loop-carried values and values
+from outside the loop; the next iteration's carried values it needs are recomputed from their (pure)
+yielded expressions. Loops that write memory are left alone (a prefetched read must not pass a write),
+and so are loops with nested control flow. The prefetch past the last iteration is masked off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.dialects import tile
+
+from .base import TilePass
+from .hoist_loads import _is_pure, _may_write
+
+_REGION_OPS_ALLOWED = {"tile.reduce", "tile.scan"}  # pure, their regions are combiners
+
+
+@dataclass(frozen=True)
+class PipelineLoadsPass(TilePass):
+    """Prefetch the next iteration's tile.load results through loop-carried values (scf.for)."""
+
+    name: ClassVar[str] = "tile-pipeline-loads"
+
+    def run(self, module: ir.Module) -> None:
+        loops = []
+
+        def collect(op):
+            op = op.operation if hasattr(op, "operation") else op
+            if op.name == "scf.for":
+                loops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        for loop in loops:
+            _pipeline(loop)
+
+
+def _pipeline(loop: ir.Operation) -> None:
+    body = loop.regions[0].blocks[0]
+    ops = [op.operation for op in body.operations]
+    if any(op.regions and op.name not in _REGION_OPS_ALLOWED for op in ops):
+        return
+    if any(_may_write(op) for op in ops):
+        return
+    in_body = set(ops)
+    iv, carried = body.arguments[0], list(body.arguments)[1:]
+    yielded = list(ops[-1].operands)
+
+    def closed(value, seen) -> bool:
+        """True when `value` is computed by pure body ops from iv, carried values and outside values."""
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return True  # iv, a carried value, or a block argument from outside the loop
+        op = owner.operation if hasattr(owner, "operation") else owner
+        if op not in in_body or op in seen:
+            return True
+        seen.add(op)
+        return _is_pure(op) and all(closed(v, seen) for v in op.operands)
+
+    def carried_used(value, out, seen):
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            if owner == body and ir.BlockArgument(value).arg_number > 0:
+                out.add(ir.BlockArgument(value).arg_number - 1)
+            return
+        op = owner.operation if hasattr(owner, "operation") else owner
+        if op not in in_body or op in seen:
+            return
+        seen.add(op)
+        for v in op.operands:
+            carried_used(v, out, seen)
+
+    loads = []
+    needed = set()
+    for op in ops:
+        if op.name != "tile.load" or "volatile" in op.attributes:
+            continue
+        if not all(closed(v, set()) for v in op.operands):
+            continue
+        uses = set()
+        for v in op.operands:
+            carried_used(v, uses, set())
+        if not all(closed(yielded[j], set()) for j in uses):
+            continue
+        loads.append(op)
+        needed |= uses
+    if not loads:
+        return
+
+    lb, ub, step = list(loop.operands)[:3]
+    inits = list(loop.operands)[3:]
+    with loop.location, ir.InsertionPoint(loop):
+        first = _Cloner(in_body, {iv: lb, **dict(zip(carried, inits))})
+        guard = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
+        prefetched = [_guarded_load(op, first, guard) for op in loads]
+        new_loop = scf.ForOp(lb, ub, step, inits + prefetched)
+    with loop.location, ir.InsertionPoint(new_loop.body):
+        args = list(new_loop.inner_iter_args)
+        now = _Cloner(in_body, {iv: new_loop.induction_variable, **dict(zip(carried, args))})
+        next_iv = arith.addi(new_loop.induction_variable, step)
+        ahead = _Cloner(in_body, {iv: next_iv})
+        for j in sorted(needed):
+            ahead.mapping[carried[j]] = now.value(yielded[j])
+        guard = arith.cmpi(arith.CmpIPredicate.slt, next_iv, ub)
+        next_values = [_guarded_load(op, ahead, guard) for op in loads]
+        for op, arg in zip(loads, args[len(inits) :]):
+            now.mapping[op.results[0]] = arg
+        for op in ops[:-1]:
+            already = op.results and all(r in now.mapping for r in op.results)
+            if op not in loads and not already:
+                now.op(op)
+        scf.YieldOp([now.value(v) for v in yielded] + next_values)
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+
+
+class _Cloner:
+    """Clones body ops under a value mapping, each op at most once (on demand, operands first)."""
+
+    def __init__(self, body_ops: set, mapping: dict):
+        self.body_ops, self.mapping = body_ops, mapping
+
+    def value(self, v: ir.Value) -> ir.Value:
+        if v in self.mapping:
+            return self.mapping[v]
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            return v
+        op = owner.operation if hasattr(owner, "operation") else owner
+        if op not in self.body_ops:
+            return v  # defined outside the loop
+        self.op(op)
+        return self.mapping[v]
+
+    def op(self, op: ir.Operation) -> ir.Operation:
+        operands = [self.value(v) for v in op.operands]
+        new = op.clone()
+        for i, v in enumerate(operands):
+            new.operands[i] = v
+        for old, r in zip(op.results, new.results):
+            self.mapping[old] = r
+        return new
+
+
+def _guarded_load(op: ir.Operation, cloner: _Cloner, guard: ir.Value) -> ir.Value:
+    """`op` (a tile.load) cloned under `cloner`'s mapping, masked off where `guard` is false."""
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    operands = [cloner.value(v) for v in op.operands]
+    ptr = operands[0]
+    mask = operands[1] if sizes[1] else None
+    other = operands[1 + sizes[1]] if sizes[2] else None
+    shape = tile.shape_of(ptr.type)
+    bounded = tile.splat(guard, shape) if shape else guard
+    mask = bounded if mask is None else arith.andi(mask, bounded)
+    attrs = {n: op.attributes[n] for n in op.attributes if n != "operandSegmentSizes"}
+    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 1 if other is not None else 0])
+    new = ir.Operation.create(
+        "tile.load",
+        results=[op.results[0].type],
+        operands=[ptr, mask] + ([other] if other is not None else []),
+        attributes=attrs,
+    )
+    return new.results[0]
