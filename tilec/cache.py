@@ -290,3 +290,53 @@ def write_json(name: str, value: dict) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def info() -> dict:
+    """Where the cache is, how many kernel entries and autotuning records it holds, and their size."""
+    base = root()
+    if base is None or not base.exists():
+        return {"root": str(base) if base else None, "kernels": 0, "autotune": 0, "bytes": 0}
+    kernels = [p for p in (base / "kernels").glob("*/*") if p.is_dir() and not p.name.startswith(".")]
+    records = list((base / "autotune").glob("*.json"))
+    size = sum(f.stat().st_size for f in base.rglob("*") if f.is_file())
+    return {"root": str(base), "kernels": len(kernels), "autotune": len(records), "bytes": size}
+
+
+def clear() -> int:
+    """Removes every entry (safe while other processes run: entries are moved aside first)."""
+    base = root()
+    removed = 0
+    if base is None or not base.exists():
+        return 0
+    for folder in (base / "kernels").glob("*/*"):
+        if folder.is_dir() and not folder.name.startswith(".tmp-"):
+            _discard(folder)
+            removed += 1
+    for record in (base / "autotune").glob("*.json"):
+        record.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tilec.cache", description="tilec's compile cache")
+    parser.add_argument("command", choices=["info", "clear"], nargs="?", default="info")
+    args = parser.parse_args(argv)
+    if args.command == "clear":
+        print(f"removed {clear()} entries from {root()}")
+    else:
+        i = info()
+        print(
+            f"{i['root']}: {i['kernels']} kernels, {i['autotune']} autotuning records, {i['bytes'] / 1e6:.1f} MB"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -431,3 +431,17 @@ def test_a_changed_global_constant_is_not_served_from_the_cache(workdir, tmp_pat
     assert run(workdir, "scaled.py", "2.0", cache=cache).stdout.strip() == "2.0"
     assert run(workdir, "scaled.py", "3.0", cache=cache).stdout.strip() == "3.0"
     assert len(entries(cache)) == 2
+
+
+def test_cache_info_and_clear(workdir, tmp_path):
+    cache = tmp_path / "cache"
+    run(workdir, "run_scale_add.py", cache=cache)
+    env = {**os.environ, "TILEC_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "tilec.cache"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "1 kernels" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "tilec.cache", "clear"], capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 0 and "removed 1 entries" in r.stdout
+    assert entries(cache) == []
+    assert "mlir imported: True" in run(workdir, "run_scale_add.py", cache=cache).stdout  # compiles again
