@@ -41,6 +41,7 @@ class CompiledKernel:
     asm: dict = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)
     _launcher: object = None
+    _checks: list | None = None  # per-argument checks of compiled[grid](...), built on first use
 
     def launch(self, grid, args):
         if self._launcher is None:
@@ -65,11 +66,14 @@ class CompiledKernel:
     def __getitem__(self, grid):
         """`compiled[grid](*args)`: a launch with the run-time arguments only, checked against the
         signature the kernel was compiled for (count, array dtypes, the alignment it assumes)."""
-        from .python.jit import _resolve_grid
+        from .python.jit import _plain_grid, _resolve_grid
+
+        dims = _plain_grid(grid)
 
         def launch(*args):
             self.check_arguments(args)
-            return self.launch(_resolve_grid(grid, dict(zip(self.arg_names, args))), list(args))
+            resolved = dims or _resolve_grid(grid, dict(zip(self.arg_names, args)))
+            return self.launch(resolved, list(args))
 
         return launch
 
@@ -79,37 +83,63 @@ class CompiledKernel:
                 f"{self.name} takes {len(self.arg_names)} arguments ({', '.join(self.arg_names)}), "
                 f"got {len(args)}"
             )
-        divisibility = self.metadata.get("divisibility") or [1] * len(args)
-        for name, t, div, value in zip(self.arg_names, self.arg_types, divisibility, args):
+        checks = self._checks
+        if checks is None:
+            checks = self._checks = self._argument_checks()
+        for check, value in zip(checks, args):
+            check(value)
+
+    def _argument_checks(self) -> list:
+        """One function per argument that raises a clear error for a value the kernel cannot take."""
+        import numpy as np
+
+        divisibility = self.metadata.get("divisibility") or [1] * len(self.arg_names)
+        checks = []
+        for name, t, div in zip(self.arg_names, self.arg_types, divisibility):
             where = f"{self.name}: argument '{name}'"
+
+            def aligned(address, div=div, where=where, what="an address"):
+                if div > 1 and address % div:
+                    raise ValueError(
+                        f"{where} was compiled assuming divisibility by {div}, got {what} {address} that is not"
+                    )
+
             if t.is_ptr():
-                info = arrays.describe(value)
-                if info is None:
-                    raise TypeError(f"{where} must be an array of {t.element_ty}, got {type(value).__name__}")
-                if info.dtype != t.element_ty:
-                    raise TypeError(f"{where} must hold {t.element_ty}, got an array of {info.dtype}")
-                address = info.address
+                expected_np = t.element_ty.to_numpy()
+
+                def check(value, t=t, where=where, expected_np=expected_np, aligned=aligned):
+                    if type(value) is np.ndarray and value.dtype == expected_np:
+                        aligned(value.__array_interface__["data"][0])
+                        return
+                    info = arrays.describe(value)
+                    if info is None:
+                        raise TypeError(
+                            f"{where} must be an array of {t.element_ty}, got {type(value).__name__}"
+                        )
+                    if info.dtype != t.element_ty:
+                        raise TypeError(f"{where} must hold {t.element_ty}, got an array of {info.dtype}")
+                    aligned(info.address)
+
             elif t.is_floating():
-                if not isinstance(value, int | float):
-                    raise TypeError(f"{where} must be a number, got {type(value).__name__}")
-                continue
+
+                def check(value, where=where):
+                    if not isinstance(value, int | float):
+                        raise TypeError(f"{where} must be a number, got {type(value).__name__}")
+
             else:
-                if not isinstance(value, int):
-                    raise TypeError(f"{where} must be an integer ({t}), got {type(value).__name__}")
                 bits = t.primitive_bitwidth
-                low, high = (
-                    (0, 2**bits)
-                    if t.is_int_unsigned() or t.is_bool()
-                    else (-(2 ** (bits - 1)), 2 ** (bits - 1))
-                )
-                if not low <= value < high:
-                    raise ValueError(f"{where} = {value} does not fit in {t}")
-                address = value
-            if div > 1 and address % div:
-                raise ValueError(
-                    f"{where} was compiled assuming divisibility by {div}, got "
-                    f"{'an address' if t.is_ptr() else 'the value'} {address} that is not"
-                )
+                unsigned = t.is_int_unsigned() or t.is_bool()
+                low, high = (0, 2**bits) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1))
+
+                def check(value, t=t, where=where, low=low, high=high, aligned=aligned):
+                    if not isinstance(value, int):
+                        raise TypeError(f"{where} must be an integer ({t}), got {type(value).__name__}")
+                    if not low <= value < high:
+                        raise ValueError(f"{where} = {value} does not fit in {t}")
+                    aligned(value, what="the value")
+
+            checks.append(check)
+        return checks
 
 
 def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
