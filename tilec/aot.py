@@ -83,7 +83,8 @@ def _load_kernel(spec: str):
     sys.path.insert(0, str(Path(path).resolve().parent))
     loader.loader.exec_module(module)
     fn = getattr(module, name, None)
-    fn = getattr(fn, "fn", fn) if not isinstance(fn, JITFunction) else fn  # an @autotune wrapper
+    while fn is not None and not isinstance(fn, JITFunction) and hasattr(fn, "fn"):
+        fn = fn.fn  # through @autotune / @heuristics wrappers to the @jit function
     if not isinstance(fn, JITFunction):
         raise SystemExit(f"tilec-compile: {path} has no @tilec.jit function '{name}'")
     return fn

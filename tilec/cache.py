@@ -24,6 +24,8 @@ import uuid
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from tilec.targets import target_family
+
 FORMAT = "tilec-kernel/1"
 MANIFEST = "manifest.json"
 BINARY = {"cpu": "so", "nvidia": "cubin", "amd": "hsaco"}  # what each target's runtime loads
@@ -88,12 +90,6 @@ def kernel_key(source_key: str, specialization, target: str, options) -> str:
     if target == "cpu":
         parts.append(host_fingerprint())
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
-
-
-def target_family(target: str) -> str:
-    if target in ("cpu", "interpreter"):
-        return target
-    return "nvidia" if target.startswith("sm_") else "amd"
 
 
 # -- artifacts -----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ class CompiledKernel:
 
     def launch(self, grid, args):
         if self._launcher is None:
-            from .cache import target_family
+            from .targets import target_family
 
             why = {
                 "nvidia": "no NVIDIA GPU or driver is available to cuda-python",
@@ -144,7 +144,7 @@ class CompiledKernel:
 
 def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
     """Gives `kernel` the runtime launcher of its target when this machine can run it."""
-    from .cache import target_family
+    from .targets import target_family
 
     if COMPILE_ONLY:
         return

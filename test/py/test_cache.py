@@ -192,27 +192,18 @@ print("ok", add.target, sorted(add.asm))
 """
 
 
-def compile_artifact(workdir, out, *extra):
+def tilec_compile(*argv):
+    """`tilec-compile` (as python -m tilec.aot) in a subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tilec.aot",
-            f"{workdir / 'kernels.py'}:scale_add",
-            "--signature",
-            "*fp32,*fp32,*fp32,i32,fp32",
-            "--constexpr",
-            "BLOCK=128",
-            "--target",
-            "cpu",
-            "-o",
-            str(out),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        [sys.executable, "-m", "tilec.aot", *map(str, argv)], capture_output=True, text=True, env=env
     )
+
+
+def compile_artifact(workdir, out, *extra):
+    kernel = f"{workdir / 'kernels.py'}:scale_add"
+    return tilec_compile(kernel, "--signature", "*fp32,*fp32,*fp32,i32,fp32", "--constexpr", "BLOCK=128",
+                         "--target", "cpu", "-o", out, *extra)  # fmt: skip
 
 
 def test_aot_artifact_runs_in_a_process_without_mlir(workdir, tmp_path):
@@ -225,6 +216,17 @@ def test_aot_artifact_runs_in_a_process_without_mlir(workdir, tmp_path):
     assert r.stdout.startswith("ok cpu"), r.stdout
     # Compiling again over an earlier artifact replaces it.
     assert compile_artifact(workdir, out).returncode == 0
+    # An @autotune-wrapped kernel compiles too: the constexprs chosen on the command line.
+    tuned = tilec_compile(
+        f"{workdir / 'kernels.py'}:tuned_sum",
+        "-s",
+        "*fp32,*fp32,i32",
+        "-c",
+        "BLOCK=64",
+        "-o",
+        tmp_path / "tuned",
+    )
+    assert tuned.returncode == 0, tuned.stderr
 
 
 def test_aot_errors_are_clear(workdir, tmp_path):
@@ -232,38 +234,10 @@ def test_aot_errors_are_clear(workdir, tmp_path):
     (tmp_path / "busy" / "notes.txt").write_text("keep me")
     r = compile_artifact(workdir, tmp_path / "busy")
     assert r.returncode == 1 and "not empty" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tilec.aot",
-            f"{workdir / 'kernels.py'}:nothing",
-            "-s",
-            "i32",
-            "-o",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    r = tilec_compile(f"{workdir / 'kernels.py'}:nothing", "-s", "i32", "-o", tmp_path / "o")
     assert r.returncode != 0 and "no @tilec.jit function 'nothing'" in r.stderr
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tilec.aot",
-            f"{workdir / 'kernels.py'}:scale_add",
-            "-s",
-            "*fp32",
-            "-c",
-            "BLOCK=64",
-            "-o",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+    r = tilec_compile(
+        f"{workdir / 'kernels.py'}:scale_add", "-s", "*fp32", "-c", "BLOCK=64", "-o", tmp_path / "o"
     )
     assert r.returncode == 1 and "kernels.py" in r.stderr and "1 types for 5 run-time parameters" in r.stderr
 

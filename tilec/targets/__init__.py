@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 
+def target_family(name: str) -> str:
+    """ "cpu", "nvidia" (sm_80, sm_90a, ...), "amd" (gfx942, gfx1100, ...) or "interpreter"."""
+    if name in ("cpu", "interpreter"):
+        return name
+    if name.startswith("sm_"):
+        return "nvidia"
+    if name.startswith("gfx"):
+        return "amd"
+    raise ValueError(f"unknown target '{name}' (expected cpu, sm_80, sm_90a, gfx942, ... or interpreter)")
+
+
 def get_target(name: str):
     """The compiler module for a target name: "cpu", "sm_80"/"sm_90a" (NVIDIA), "gfx942" (AMD)."""
-    if name == "cpu":
+    family = target_family(name)
+    if family == "cpu":
         from .cpu import compiler
-    elif name.startswith("sm_"):
+    elif family == "nvidia":
         from .nvidia import compiler
-    elif name.startswith("gfx"):
+    elif family == "amd":
         from .amd import compiler
     else:
-        raise ValueError(f"unknown target '{name}' (expected cpu, sm_80, sm_90a, gfx942, ... or interpreter)")
+        raise ValueError("the interpreter has no compiler stages: it runs the tile IR itself")
     return compiler
