@@ -19,7 +19,7 @@ from .base import TilePass
 _WRITES = {"tile.store", "tile.atomic_rmw", "tile.atomic_cas", "tile.print", "func.call"}
 
 
-def _may_write(op: ir.Operation) -> bool:
+def may_write(op: ir.Operation) -> bool:
     if op.name in _WRITES:
         return True
     found = []
@@ -40,7 +40,7 @@ def _may_write(op: ir.Operation) -> bool:
     return False
 
 
-def _is_pure(op: ir.Operation) -> bool:
+def is_pure(op: ir.Operation) -> bool:
     if op.regions:
         return False
     return op.name in tile.PURE_OPS and op.name != "tile.load" or op.name.startswith(("arith.", "math."))
@@ -92,7 +92,7 @@ def _hoist_in_block(block: ir.Block) -> None:
                 dep = owner.operation if hasattr(owner, "operation") else owner
                 if dep not in in_block:
                     continue  # defined outside this block: available everywhere in it
-                if dep is not op and not _is_pure(dep):
+                if dep is not op and not is_pure(dep):
                     continue  # stays where it is; the cone cannot rise above it
                 pending.append(dep)
         cone_ids = set(cone)
@@ -103,7 +103,7 @@ def _hoist_in_block(block: ir.Block) -> None:
             other = ops[i]
             if other in cone_ids:
                 continue
-            if _may_write(other):
+            if may_write(other):
                 limit = i
                 continue
             if any(r in _uses(cone) for r in other.results):

@@ -23,7 +23,7 @@ from mlir.dialects import arith, scf
 from tilec.dialects import tile
 
 from .base import TilePass
-from .hoist_loads import _is_pure, _may_write
+from .hoist_loads import is_pure, may_write
 
 _REGION_OPS_ALLOWED = {"tile.reduce", "tile.scan"}  # pure, their regions are combiners
 
@@ -53,7 +53,7 @@ def _pipeline(loop: ir.Operation) -> None:
     ops = [op.operation for op in body.operations]
     if any(op.regions and op.name not in _REGION_OPS_ALLOWED for op in ops):
         return
-    if any(_may_write(op) for op in ops):
+    if any(may_write(op) for op in ops):
         return
     in_body = set(ops)
     iv, carried = body.arguments[0], list(body.arguments)[1:]
@@ -68,7 +68,7 @@ def _pipeline(loop: ir.Operation) -> None:
         if op not in in_body or op in seen:
             return True
         seen.add(op)
-        return _is_pure(op) and all(closed(v, seen) for v in op.operands)
+        return is_pure(op) and all(closed(v, seen) for v in op.operands)
 
     def carried_used(value, out, seen):
         owner = value.owner
