@@ -16,11 +16,12 @@ import torch
 
 from bench.nvidia import bench, load_kernels
 
-TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-core lowering takes
+TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-core lowerings take
     (64, 64, 32, 4),
-    (128, 128, 32, 4),
     (128, 128, 32, 8),
-    (128, 256, 32, 8),
+    (128, 128, 64, 4),
+    (128, 128, 64, 8),
+    (128, 256, 64, 8),
 ]
 TRITON_CONFIG = (128, 128, 64, 8, 3)  # Triton's tutorial choice for fp16 on Hopper-class GPUs
 

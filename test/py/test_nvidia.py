@@ -85,7 +85,10 @@ def test_dot_uses_tensor_cores(arch, dtype, monkeypatch):
         target=arch,
     )
     kind = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    assert f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in k.asm["ptx"]
+    if arch == "sm_90a":  # Hopper: warpgroup MMA (more in test_tensor_cores.py)
+        assert f"wgmma.mma_async.sync.aligned.m64n64k16.f32.{kind}.{kind}" in k.asm["ptx"]
+    else:
+        assert f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in k.asm["ptx"]
     older = tilec.compile(
         dot_kernel,
         f"*{dtype},*{dtype},*fp32,i32,i32,i32",

@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import mma
+from . import mma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
 from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
@@ -50,6 +50,7 @@ class ConvertTileToGpuPass(TilePass):
     warp_size: int = 32
     vendor: str = "nvidia"  # which hardware math intrinsics to use: nvidia | amd
     mma: bool = False  # tl.dot on tensor cores (mma.sync, NVIDIA sm_80 and newer)
+    wgmma: bool = False  # tl.dot on warpgroup tensor cores (wgmma.mma_async, NVIDIA sm_90a)
 
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _APPROX:
@@ -66,6 +67,7 @@ class ConvertTileToGpuPass(TilePass):
         for k in kernels:
             lowering = _KernelLowering(k, gmod, self.num_warps, self.warp_size)
             lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
+            lowering.wgmma = self.wgmma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.run()
             k.erase()
 
@@ -132,7 +134,8 @@ class _KernelLowering:
         self.num_warps = num_warps
         self.warp_size = warp_size
         self.threads = num_warps * warp_size
-        self.mma = False  # set by the pass: tl.dot may use tensor cores
+        self.mma = False  # set by the pass: tl.dot may use tensor cores (mma.sync)
+        self.wgmma = False  # set by the pass: tl.dot may use warpgroup tensor cores (sm_90a)
         self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
         self.axis = AxisAnalysis()
         self.scalars: dict = {}  # old scalar value -> new value
@@ -212,19 +215,40 @@ class _KernelLowering:
             self.lane = arith.remui(self.tid, _i32(self.warp_size))
             self.warp = arith.divui(self.tid, _i32(self.warp_size))
             self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
-            if self.mma:
-                self.preferred = mma.plan_layouts(block, self.num_warps)
+            if self.mma or self.wgmma:
+                self.preferred = mma.plan_layouts(block, self.accumulator_layout)
             self.lower_block(block)
             gpu.ReturnOp([])
         self.prologue_end.erase()
         for a in self.anchor_ops:
             a.erase()
         if self.smem_bytes:
-            with fn.location, ir.InsertionPoint.at_block_begin(self.gmod.regions[0].blocks[0]):
-                array = ir.Type.parse(f"!llvm.array<{self.smem_bytes} x i8>")
-                llvm.GlobalOp(
-                    array, SMEM, ir.Attribute.parse("#llvm.linkage<internal>"), addr_space=3, alignment=16
-                )
+            self._declare_smem(gfn)
+
+    def _declare_smem(self, gfn):
+        """The kernel's shared memory. On NVIDIA it is *dynamic* (an extern array sized at launch from
+        the gpu.func's `tilec.shared_bytes`), so kernels may use more than the 48 KiB a static array
+        allows; on AMD a static array of the size needed."""
+        gfn.attributes["tilec.shared_bytes"] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(32), self.smem_bytes
+        )
+        dynamic = _VENDOR[0] == "nvidia"
+        size = 0 if dynamic else self.smem_bytes
+        body = self.gmod.regions[0].blocks[0]
+        for op in body.operations:
+            if op.operation.name == "llvm.mlir.global":  # declared by an earlier kernel of the module
+                if dynamic:
+                    return
+                declared = ir.Type.parse(str(ir.TypeAttr(op.operation.attributes["global_type"]).value))
+                size = max(size, int(str(declared).split("<")[1].split(" x")[0]))
+                op.operation.erase()
+                break
+        with gfn.location, ir.InsertionPoint.at_block_begin(body):
+            array = ir.Type.parse(f"!llvm.array<{size} x i8>")
+            linkage = "external" if dynamic else "internal"
+            llvm.GlobalOp(
+                array, SMEM, ir.Attribute.parse(f"#llvm.linkage<{linkage}>"), addr_space=3, alignment=16
+            )
 
     # -- program order ------------------------------------------------------------------------
     def lower_block(self, block: ir.Block):
@@ -281,6 +305,50 @@ class _KernelLowering:
         new = self._scalar_math(op.name, results, operands, attrs)
         for old, v in zip(op.results, new):
             self.scalars[old] = v
+
+    # -- tensor cores -------------------------------------------------------------------------
+    def tensor_core_lowering(self, dot):
+        """(lowering module, operand kind) for a tile.dot that fits a tensor-core instruction the
+        options allow (warpgroup MMA first), else None."""
+        if self.wgmma:
+            kind = wgmma.wgmma_kind(dot, self.num_warps)
+            if kind is not None:
+                return wgmma, kind
+        if self.mma:
+            kind = mma.mma_kind(dot, self.num_warps)
+            if kind is not None:
+                return mma, kind
+        return None
+
+    def accumulator_layout(self, dot):
+        chosen = self.tensor_core_lowering(dot)
+        if chosen is None:
+            return None
+        (m, _), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
+        return chosen[0].accumulator_layout(m, n, self.num_warps)
+
+    def accumulator_layout_of(self, value: ir.Value):
+        """The tensor-core accumulator layout `value` is computed in (directly or elementwise from an
+        accumulator, e.g. `acc.to(tl.float16)`), else None. Stores write such values in that layout:
+        the default layout would take a trip through shared memory as large as the whole tile."""
+        if not self.preferred:
+            return None
+        accumulators = set(self.preferred.values())
+        shape = tile.shape_of(value.type)
+        pending, seen = [value], set()
+        while pending:
+            v = pending.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in self.natural:
+                if self.natural[v][0] in accumulators:
+                    return self.natural[v][0]
+                continue
+            op = self.lazy_ops.get(v)
+            if op is not None and (op.name.startswith("arith.") or op.name.startswith("math.")):
+                pending.extend(x for x in op.operands if tile.shape_of(x.type) == shape)
+        return None
 
     # -- values -------------------------------------------------------------------------------
     def scalar(self, v: ir.Value) -> ir.Value:
@@ -812,7 +880,7 @@ def _store(self: _KernelLowering, op):
             lambda: llvm.StoreOp(self.scalar(value), self.scalar(ptr)),
         )
         return
-    layout = self.layout_for(shape, elem)
+    layout = self.accumulator_layout_of(value) or self.layout_for(shape, elem)
     ptrs, values = self.regs(ptr, layout), self.regs(value, layout)
     masks = self.regs(mask, layout) if mask is not None else None
     width = _vector_groups(self, ptr, mask, layout, _bytes(elem))
@@ -1223,9 +1291,10 @@ def _scan(self: _KernelLowering, op):
 def _dot(self: _KernelLowering, op):
     """a @ b + acc: on tensor cores where the option allows and the shapes and types fit (mma.py),
     else through shared memory with FMAs (correct for every type and shape)."""
-    kind = mma.mma_kind(op, self.num_warps) if self.mma else None
-    if kind is not None:
-        mma.lower_dot(self, op, kind, _sptr(), DYNAMIC_INDEX)
+    chosen = self.tensor_core_lowering(op)
+    if chosen is not None:
+        lowering, kind = chosen
+        lowering.lower_dot(self, op, kind, _sptr(), DYNAMIC_INDEX)
         return
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)

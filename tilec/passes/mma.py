@@ -26,7 +26,7 @@ from tilec.dialects import tile
 from .layouts import Blocked
 
 TILE_M, TILE_N, TILE_K = 16, 8, 16
-STATIC_SMEM_LIMIT = 48 * 1024  # bytes of static shared memory a kernel may declare
+SMEM_LIMIT = 227 * 1024  # the most shared memory a block may opt into (H100/H200; sm_80 has 163 KiB)
 _KINDS = {"f16": "f16", "bf16": "bf16"}
 PAD = 8  # 16-bit elements added to every shared-memory row of A and B (bank-conflict-free reads)
 
@@ -40,7 +40,7 @@ def mma_kind(op, num_warps: int) -> str | None:
         return None
     if m % TILE_M or k % TILE_K or n % (TILE_N * num_warps):
         return None  # the warps side by side along N, each with whole 16x8 tiles
-    if _smem_bytes(m, n, k) > STATIC_SMEM_LIMIT:
+    if _smem_bytes(m, n, k) > SMEM_LIMIT:
         return None
     return _KINDS[ea]
 
@@ -51,16 +51,16 @@ def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
     return Blocked((m, n), (1, 2), (8, 4), (1, num_warps), (1, 0))
 
 
-def plan_layouts(block, num_warps: int) -> dict:
+def plan_layouts(block, accumulator_of) -> dict:
     """The accumulator layout for every value a tensor-core tl.dot reads or writes as its accumulator,
     including the loop-carried values of the scf.for loops it sits in (their init operands, so the loop
-    is built with that layout)."""
+    is built with that layout). `accumulator_of(dot)` is the layout the dot's lowering wants, or None
+    for a dot that does not use tensor cores."""
     preferred = {}
     for op in _walk(block):
-        if op.name != "tile.dot" or mma_kind(op, num_warps) is None:
+        layout = accumulator_of(op) if op.name == "tile.dot" else None
+        if layout is None:
             continue
-        (m, _), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-        layout = accumulator_layout(m, n, num_warps)
         acc = op.operands[2]
         preferred[acc] = preferred[op.results[0]] = layout
         owner = acc.owner
@@ -116,8 +116,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(elem), 0).result
 
     lowering.smem_write_fence()
-    _store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k), half)
-    _store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n), half)
+    store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k), half)
+    store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n), half)
     gpu.BarrierOp()
 
     g = arith.shrui(lowering.lane, _c(2))
@@ -155,13 +155,13 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     lowering.set_natural(op.results[0], c_layout, c_regs)
 
 
-def _store_rows(lowering, regs, layout, address, elem) -> None:
-    """Stores a 2-D tensor's registers into padded row-major shared memory, as vectors wherever a
-    thread's registers are consecutive along the row (16 bytes at most, aligned: PAD keeps rows of
-    16-byte multiples)."""
+def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8) -> None:
+    """Stores a 2-D tensor's 16-bit registers into shared memory at `address(row, col)`, as vectors
+    wherever a thread's registers are consecutive along the row (at most `run_limit` elements, aligned
+    to their size: the caller's layout keeps every aligned run of that many elements contiguous)."""
     coords = lowering.coords(layout)
     statics = layout.registers
-    width = min(layout.size_per_thread[1], 8)
+    width = min(layout.size_per_thread[1], run_limit)
     j = 0
     while j < len(regs):
         run = 1

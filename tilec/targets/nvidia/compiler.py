@@ -36,6 +36,11 @@ def has_mma(arch: str) -> bool:
     return bool(digits) and int(digits) >= 80
 
 
+def has_wgmma(arch: str) -> bool:
+    """Warpgroup MMA (wgmma.mma_async) exists only on sm_90a, Hopper's arch-specific feature set."""
+    return arch == "sm_90a"
+
+
 def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads)."""
@@ -44,7 +49,7 @@ def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
         Stage(
             "gpu",
             f"tile-canonicalize,{pipelining}tile-hoist-loads,"
-            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))}}},canonicalize,cse",
+            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} wgmma={int(has_wgmma(arch))}}},canonicalize,cse",
         ),
         Stage(
             "llvm",
@@ -58,14 +63,29 @@ def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
 
 def lower(
     module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
-) -> str:
-    """Runs the stages in place; returns the PTX."""
+) -> tuple[str, int]:
+    """Runs the stages in place; returns the PTX and the bytes of dynamic shared memory it needs."""
     for stage in stages(arch, num_warps, num_stages):
         run_stage(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
         )
+        if stage.name == "gpu":
+            shared = shared_bytes(module)
     asm["ptx"] = _ptx_of(module)
-    return asm["ptx"]
+    return asm["ptx"], shared
+
+
+def shared_bytes(module: ir.Module) -> int:
+    """The dynamic shared memory the kernel needs (convert-tile-to-gpu's `tilec.shared_bytes`)."""
+    found = [0]
+
+    def visit(op):
+        if op.name == "gpu.func" and "tilec.shared_bytes" in op.attributes:
+            found[0] = max(found[0], ir.IntegerAttr(op.attributes["tilec.shared_bytes"]).value)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0]
 
 
 def _ptx_of(module: ir.Module) -> str:
@@ -101,11 +121,15 @@ def assemble(ptx: str, arch: str) -> bytes | None:
 
 def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
-    ptx = lower(module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages)
+    ptx, shared = lower(
+        module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages
+    )
     from tilec.timing import timed
 
     with timed("cubin", kernel.name):
         cubin = assemble(ptx, arch) if os.environ.get("TILEC_NO_PTXAS") is None else None
     if cubin is not None:
         kernel.asm["cubin"] = cubin
-    kernel.metadata.update({"num_warps": kernel.options.num_warps, "threads": kernel.options.num_warps * 32})
+    kernel.metadata.update(
+        {"num_warps": kernel.options.num_warps, "threads": kernel.options.num_warps * 32, "shared": shared}
+    )

@@ -20,6 +20,9 @@ except ImportError:  # pragma: no cover - without cuda-python there is no NVIDIA
         cu = None
 
 
+DEFAULT_SHARED = 48 * 1024  # dynamic shared memory a kernel gets without opting in
+
+
 class CudaError(RuntimeError):
     pass
 
@@ -157,10 +160,31 @@ class Launcher:
         _ensure_context(index)
         module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
         fn = _check(cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})")
+        if self.shared > DEFAULT_SHARED:
+            self._opt_into_shared(fn, index)
         context = _check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
         entry = (fn, int(context), module)
         self.functions[index] = entry
         return entry
+
+    def _opt_into_shared(self, fn, index: int) -> None:
+        """Kernels may use more than 48 KiB of (dynamic) shared memory only after asking for it; say
+        plainly when the device has less than the kernel needs."""
+        dev = _check(cu.cuDeviceGet(index), "cuDeviceGet")
+        limit = _check(
+            cu.cuDeviceGetAttribute(
+                cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev
+            ),
+            "cuDeviceGetAttribute",
+        )
+        if self.shared > limit:
+            raise CudaError(
+                f"{self.name} needs {self.shared} bytes of shared memory per program but device {index} "
+                f"allows at most {limit}; use smaller blocks (num_warps={self.kernel.options.num_warps}, "
+                f"num_stages={self.kernel.options.num_stages})"
+            )
+        attribute = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        _check(cu.cuFuncSetAttribute(fn, attribute, self.shared), f"cuFuncSetAttribute({self.name})")
 
     def __call__(self, grid, args):
         device, source = 0, None

@@ -1,0 +1,116 @@
+"""tl.dot on tensor cores: which instruction each NVIDIA architecture gets (CI, no GPU needed: PTX
+checked and assembled with ptxas), and results against torch on a GPU for shapes that exercise every
+part of the lowerings (several warpgroups, instructions wider than 256 columns, K tails, shared memory
+beyond the 48 KiB default, fp16 and bf16, the epilogue's cast)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+):  # fmt: skip
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+SIGNATURE = "*{0},*{0},*{1},i32,i32,i32,i32:16,i32:16,i32:16"
+
+# (BM, BN, BK, num_warps): one warpgroup; two; an instruction split at 256 columns; 96 KiB of
+# shared memory; a narrow N.
+CONFIGS = [(64, 64, 32, 4), (128, 128, 64, 8), (64, 512, 32, 4), (256, 128, 64, 8), (128, 32, 64, 4)]
+
+
+def _compile(dtype, out, config, target):
+    bm, bn, bk, warps = config
+    return tilec.compile(
+        matmul,
+        signature=SIGNATURE.format(dtype, out),
+        constexprs={"BM": bm, "BN": bn, "BK": bk},
+        target=target,
+        num_warps=warps,
+    )
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_sm90a_dot_uses_warpgroup_mma(dtype, config, monkeypatch):
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    k = _compile(dtype, "fp32", config, "sm_90a")
+    ptx = k.asm["ptx"]
+    kind = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    shapes = set(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.{kind}\.{kind}", ptx))
+    bm, bn, bk, warps = config
+    assert shapes == {str(min(bn, 256))}
+    assert "wgmma.wait_group.sync.aligned 0" in ptx and "fence.proxy.async.shared::cta" in ptx
+    assert "mma.sync" not in ptx
+    # The epilogue stores straight from the accumulator's registers: shared memory holds A and B only.
+    assert k.metadata["shared"] < (bm * bk + bk * bn) * 2 * 1.2
+    if shutil.which("ptxas"):
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        assert "cubin" in _compile(dtype, "fp32", config, "sm_90a").asm
+
+
+def test_dot_instruction_per_architecture(monkeypatch):
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    config = (64, 64, 32, 4)
+    assert "wgmma.mma_async" in _compile("fp16", "fp16", config, "sm_90a").asm["ptx"]
+    for arch in ("sm_80", "sm_90"):  # plain sm_90 has no wgmma: it is an sm_90a feature
+        ptx = _compile("fp16", "fp16", config, arch).asm["ptx"]
+        assert "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
+    # Shapes warpgroup MMA cannot take fall back to mma.sync: 2 warps are not a warpgroup.
+    ptx = _compile("fp16", "fp32", (32, 32, 16, 2), "sm_90a").asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
+
+
+def _has_gpu():
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("dtype,out", [("fp16", "fp32"), ("bf16", "bf16"), ("fp16", "fp16")])
+def test_dot_on_gpu(dtype, out, config):
+    import torch
+
+    torch.manual_seed(0)
+    types = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+    bm, bn, bk, warps = config
+    M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7  # ragged edges and a K tail
+    a = torch.randn(M, K, device="cuda", dtype=types[dtype])
+    b_rows = torch.randn(K, 1024, device="cuda", dtype=types[dtype])  # rows padded to 1024
+    b = b_rows[:, :N]
+    c = torch.full((M, N + 1), float("nan"), device="cuda", dtype=types[out])
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    matmul[grid](a, b_rows, c, M, N, K, K, 1024, N + 1, BM=bm, BN=bn, BK=bk, num_warps=warps)
+    expected = (a.float() @ b.float()).to(types[out])
+    tolerance = {"fp32": 1e-3, "fp16": 1e-2, "bf16": 5e-2}[out]
+    torch.testing.assert_close(c[:, :N], expected, rtol=tolerance, atol=tolerance * 4)

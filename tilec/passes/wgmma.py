@@ -1,0 +1,206 @@
+"""tl.dot on Hopper's warpgroup tensor cores (sm_90a): `wgmma.mma_async.m64nNk16` for fp16 and bf16
+inputs with an fp32 accumulator. Used by convert-tile-to-gpu when its `wgmma` option is on; dots that do
+not fit fall back to mma.sync (mma.py) or to FMAs.
+
+A warpgroup is 4 consecutive warps; one instruction computes a 64 x N block whose rows 16w..16w+15
+belong to warp w of the group, each warp holding them like mma.sync's C fragment (lane (g, t): rows g and
+g + 8, columns 8j + 2t, 8j + 2t + 1 for every 8-column block j; registers in that order).
+
+The accumulator stays a *blocked* layout (1x2 per thread, 8x4 lanes, the W warps stacked along M), so
+the rest of the lowering (epilogues, stores, loop-carried values) needs nothing new. That layout gives
+warp w the rows w*8 + g (+ 8W per repeat), while the instruction gives it rows 16w + g and 16w + 8 + g.
+The two agree once A's rows are *permuted* on their way into shared memory (`_hardware_row`): logical
+row L = r*8W + w*8 + g (repeat r) is stored as row (j*G + wg)*64 + wl*16 + (r % 2)*8 + g of the
+instruction block for warpgroup wg = w // 4, warp wl = w % 4 in it, instruction j = r // 2 (G
+warpgroups). The product's rows come out in the same permuted order, which is exactly the blocked layout.
+
+Shared memory uses the no-swizzle ("interleaved") canonical layouts of the PTX ISA, built from core
+matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
+    A  K-major (imm-trans-a = 0): core (R/8, k/8) at (R/8)*SBO + (k/8)*LBO, element (R%8)*16 + (k%8)*2
+    B  N-major (imm-trans-b = 1): core (n/8, k/8) at (n/8)*SBO + (k/8)*LBO, element (k%8)*16 + (n%8)*2
+The strides carry 16 bytes of padding where a warp's 16-byte stores would otherwise land on one bank
+(eight lanes storing eight neighbouring core matrices of a row).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, gpu, llvm
+
+from tilec.dialects import tile
+
+from . import mma
+from .layouts import Blocked
+
+_KINDS = {"f16": "f16", "bf16": "bf16"}
+CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
+MAX_N = 256  # widest instruction
+
+
+def wgmma_kind(op, num_warps: int) -> str | None:
+    """The operand type ("f16" or "bf16") when this tile.dot fits warpgroup MMA, else None."""
+    a, b, acc = op.operands
+    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
+    ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
+    if ea != eb or ea not in _KINDS or ec != "f32":
+        return None
+    if num_warps % 4 or m % (16 * num_warps) or k % 16 or n % 8:
+        return None  # whole warpgroups, each with whole 64-row instructions and 16-deep k-steps
+    if _smem_bytes(m, n, k) > mma.SMEM_LIMIT:
+        return None
+    return _KINDS[ea]
+
+
+def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
+    return Blocked((m, n), (1, 2), (8, 4), (num_warps, 1), (1, 0))
+
+
+def _a_strides(k: int) -> tuple[int, int]:
+    """(LBO, SBO) of A in bytes: K-neighbouring cores 144 bytes apart (128 + 16 padding)."""
+    lbo = CORE + 16
+    return lbo, (k // 8) * lbo
+
+
+def _b_strides(k: int) -> tuple[int, int]:
+    """(LBO, SBO) of B in bytes: K-neighbouring cores adjacent, N-neighbours padded by 16 bytes."""
+    return CORE, (k // 8) * CORE + 16
+
+
+def _smem_bytes(m: int, n: int, k: int) -> int:
+    return _a_bytes(m, k) + (n // 8) * _b_strides(k)[1]
+
+
+def _a_bytes(m: int, k: int) -> int:
+    return (m // 8) * _a_strides(k)[1]
+
+
+def _c(v: int, bits: int = 32) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(bits), v).result
+
+
+def _log2(v: int) -> int:
+    return v.bit_length() - 1
+
+
+def _hardware_row(row: ir.Value, num_warps: int) -> ir.Value:
+    """Logical accumulator row -> row of the instruction blocks in A's shared memory (module doc)."""
+    groups = num_warps // 4
+    g = arith.andi(row, _c(7))
+    w = arith.andi(arith.shrui(row, _c(3)), _c(num_warps - 1))
+    r = arith.shrui(row, _c(_log2(8 * num_warps)))
+    wg, wl = arith.shrui(w, _c(2)), arith.andi(w, _c(3))
+    j, half = arith.shrui(r, _c(1)), arith.andi(r, _c(1))
+    block = arith.addi(arith.muli(j, _c(groups)), wg)
+    out = arith.ori(arith.shli(block, _c(6)), arith.shli(wl, _c(4)))
+    return arith.ori(out, arith.ori(arith.shli(half, _c(3)), g))
+
+
+def _descriptor(address: ir.Value, lbo: int, sbo: int) -> ir.Value:
+    """The 64-bit shared-memory matrix descriptor (no swizzle): start, LBO and SBO, each >> 4."""
+    i64 = ir.IntegerType.get_signless(64)
+    start = arith.shrui(arith.andi(llvm.PtrToIntOp(i64, address).result, _c(0x3FFFF, 64)), _c(4, 64))
+    return arith.ori(start, _c(((lbo >> 4) << 16) | ((sbo >> 4) << 32), 64))
+
+
+def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
+    """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering)."""
+    a, b, acc = op.operands
+    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
+    half = tile.element_of(a.type)
+    warps = lowering.num_warps
+    a_layout = lowering.layout_for([m, k], half)
+    b_layout = lowering.layout_for([k, n], half)
+    c_layout = accumulator_layout(m, n, warps)
+    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
+    c_regs = list(lowering.regs(acc, c_layout))
+
+    base = lowering.smem(_smem_bytes(m, n, k))
+    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    a_lbo, a_sbo = _a_strides(k)
+    b_lbo, b_sbo = _b_strides(k)
+
+    def byte_at(region_offset: int, offset: ir.Value) -> ir.Value:
+        total = arith.addi(offset, _c(region_offset)) if region_offset else offset
+        return llvm.GEPOp(smem_ptr_type, base, [total], [dynamic_index], i8, 0).result
+
+    def a_at(row, col):
+        hw = _hardware_row(row, warps)
+        core = arith.addi(
+            arith.muli(arith.shrui(hw, _c(3)), _c(a_sbo)), arith.muli(arith.shrui(col, _c(3)), _c(a_lbo))
+        )
+        inner = arith.addi(arith.shli(arith.andi(hw, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        return byte_at(0, arith.addi(core, inner))
+
+    def b_at(row, col):  # row: k, col: n
+        core = arith.addi(
+            arith.muli(arith.shrui(col, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(row, _c(3)), _c(b_lbo))
+        )
+        inner = arith.addi(arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        return byte_at(_a_bytes(m, k), arith.addi(core, inner))
+
+    lowering.smem_write_fence()
+    mma.store_rows(lowering, a_regs, a_layout, a_at, half, run_limit=8)
+    mma.store_rows(lowering, b_regs, b_layout, b_at, half, run_limit=8)
+    # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
+    # visible to it, then wait for every thread's stores.
+    _asm("fence.proxy.async.shared::cta;")
+    gpu.BarrierOp()
+
+    groups = warps // 4
+    wg = arith.shrui(lowering.warp, _c(2))
+    slot = {static: i for i, static in enumerate(c_layout.registers)}
+    chunks = [(c0, min(MAX_N, n - c0)) for c0 in range(0, n, MAX_N)]
+    _asm("wgmma.fence.sync.aligned;")
+    touched = []
+    for j in range(m // (64 * groups)):
+        block = arith.addi(_c(j * groups), wg)  # this warpgroup's 64-row instruction block
+        a_block = arith.muli(block, _c(8 * a_sbo))
+        for c0, width in chunks:
+            regs = [
+                slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
+                for jn in range(width // 8)
+                for h in (0, 1)
+                for e in (0, 1)
+            ]
+            for ks in range(k // 16):
+                desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
+                b_offset = _a_bytes(m, k) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
+                desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
+                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs])
+                for r, v in zip(regs, outs):
+                    c_regs[r] = v
+            touched.extend(regs)
+    _asm("wgmma.commit_group.sync.aligned;")
+    # The results are only valid after the wait: thread them through it so nothing reads them earlier.
+    waited = _tied_asm("wgmma.wait_group.sync.aligned 0;", [c_regs[r] for r in touched])
+    for r, v in zip(touched, waited):
+        c_regs[r] = v
+    lowering.smem_dirty = True
+    lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _asm(text: str) -> None:
+    llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), [], text, "", has_side_effects=True)
+
+
+def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: str = "") -> list[ir.Value]:
+    """An asm statement that reads and writes `values` (f32 registers, tied in/out) plus `extra` inputs."""
+    f32 = ir.F32Type.get()
+    count = len(values)
+    result = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * count) + ")>")
+    constraints = ",".join(
+        ["=f"] * count + ([extra_constraints] if extra_constraints else []) + [str(i) for i in range(count)]
+    )
+    out = llvm.InlineAsmOp(result, [*extra, *values], text, constraints, has_side_effects=True).result
+    return [llvm.ExtractValueOp(f32, out, [i]).result for i in range(count)]
+
+
+def _wgmma(kind: str, width: int, desc_a, desc_b, acc) -> list[ir.Value]:
+    count = len(acc)  # width / 2 f32 registers
+    d = ", ".join(f"${i}" for i in range(count))
+    text = (
+        "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 2) + ", 0; "
+        f"wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{kind}.{kind} "
+        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1, 0, 1; }}"
+    )
+    return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(1)), extra_constraints="l,l,r")
