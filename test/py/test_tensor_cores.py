@@ -106,11 +106,11 @@ def test_dot_on_gpu(dtype, out, config):
     bm, bn, bk, warps = config
     M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7  # ragged edges and a K tail
     a = torch.randn(M, K, device="cuda", dtype=types[dtype])
-    b_rows = torch.randn(K, 1024, device="cuda", dtype=types[dtype])  # rows padded to 1024
+    b_rows = torch.randn(K, N + 29, device="cuda", dtype=types[dtype])  # rows padded past N
     b = b_rows[:, :N]
     c = torch.full((M, N + 1), float("nan"), device="cuda", dtype=types[out])
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
-    matmul[grid](a, b_rows, c, M, N, K, K, 1024, N + 1, BM=bm, BN=bn, BK=bk, num_warps=warps)
+    matmul[grid](a, b_rows, c, M, N, K, K, N + 29, N + 1, BM=bm, BN=bn, BK=bk, num_warps=warps)
     expected = (a.float() @ b.float()).to(types[out])
     tolerance = {"fp32": 1e-3, "fp16": 1e-2, "bf16": 5e-2}[out]
     torch.testing.assert_close(c[:, :N], expected, rtol=tolerance, atol=tolerance * 4)

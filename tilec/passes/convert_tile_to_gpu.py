@@ -144,7 +144,10 @@ class _KernelLowering:
         self.anchors: dict = {}  # old value -> op before which its materializations go
         self.lazy_ops: dict = {}  # old tensor value -> defining op (lazy)
         self.bases: dict = {}  # layout params -> per-dim base values
-        self.smem_bytes = 0
+        self.smem_bytes = 0  # scratch: shared by every user, each starting at offset 0
+        self.smem_regions: list = []  # (offset constant to patch, start within the regions)
+        self.region_bytes = 0  # dedicated regions, placed after the scratch space
+        self.waits_after_loop: dict = {}  # scf.for -> indices of results an async MMA still writes
         self.vector_for_shape = self._vector_widths()
         self.anchor_ops: list = []
 
@@ -222,8 +225,16 @@ class _KernelLowering:
         self.prologue_end.erase()
         for a in self.anchor_ops:
             a.erase()
+        self._place_smem_regions()
         if self.smem_bytes:
             self._declare_smem(gfn)
+
+    def _place_smem_regions(self):
+        scratch = -(-self.smem_bytes // 128) * 128
+        for constant, start in self.smem_regions:
+            constant.attributes["value"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), scratch + start)
+        if self.region_bytes:
+            self.smem_bytes = scratch + self.region_bytes
 
     def _declare_smem(self, gfn):
         """The kernel's shared memory. On NVIDIA it is *dynamic* (an extern array sized at launch from
@@ -467,6 +478,16 @@ class _KernelLowering:
     def smem(self, nbytes: int) -> ir.Value:
         self.smem_bytes = max(self.smem_bytes, nbytes)
         return llvm.AddressOfOp(_sptr(), SMEM).result
+
+    def smem_region(self, nbytes: int) -> ir.Value:
+        """Shared memory no other op touches (for buffers that outlive one op: pipelined MMA). It lies
+        after the scratch space, whose size is known only at the end: the offset is patched then."""
+        offset = arith.ConstantOp(ir.IntegerType.get_signless(32), 0)
+        self.smem_regions.append((offset.operation, self.region_bytes))
+        self.region_bytes += -(-nbytes // 128) * 128
+        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        base = llvm.AddressOfOp(_sptr(), SMEM).result
+        return llvm.GEPOp(_sptr(), base, [offset.result], [DYNAMIC_INDEX], i8, 0).result
 
     def smem_at(self, base: ir.Value, index: ir.Value, elem: ir.Type) -> ir.Value:
         return llvm.GEPOp(_sptr(), base, [index], [DYNAMIC_INDEX], ir.TypeAttr.get(elem), 0).result
@@ -1139,6 +1160,9 @@ def _for(self: _KernelLowering, op):
         scf.YieldOp(_flatten(self, yielded, layouts))
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
+    pending = self.waits_after_loop.pop(op.operation, None)
+    if pending:  # warpgroup MMAs the loop left in flight
+        wgmma.drain(self, [op.results[i] for i in sorted(pending)])
 
 
 def _if(self: _KernelLowering, op):

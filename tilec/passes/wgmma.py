@@ -35,6 +35,7 @@ from .layouts import Blocked
 _KINDS = {"f16": "f16", "bf16": "bf16"}
 CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
 MAX_N = 256  # widest instruction
+STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 
 def wgmma_kind(op, num_warps: int) -> str | None:
@@ -102,8 +103,37 @@ def _descriptor(address: ir.Value, lbo: int, sbo: int) -> ir.Value:
     return arith.ori(start, _c(((lbo >> 4) << 16) | ((sbo >> 4) << 32), 64))
 
 
+def _pipelined_loop(op):
+    """The scf.for whose loop-carried accumulator this dot updates (`acc = tl.dot(a, b, acc)` with acc
+    used by nothing else in the body), else None. Such a dot can leave its MMA in flight across
+    iterations: only the next iteration's MMA (chained by the hardware) touches the accumulator."""
+    acc, result = op.operands[2], op.results[0]
+    parent = op.parent
+    if parent is None or parent.name != "scf.for" or not isinstance(acc.owner, ir.Block):
+        return None
+    body = parent.regions[0].blocks[0]
+    if acc.owner != body:
+        return None
+    position = ir.BlockArgument(acc).arg_number - 1
+    acc_users = [use.owner for use in acc.uses]
+    result_uses = list(result.uses)
+    if len(acc_users) != 1 or len(result_uses) != 1:
+        return None
+    use = result_uses[0]
+    if use.owner.name != "scf.yield" or use.operand_number != position:
+        return None
+    return parent, position
+
+
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
-    """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering)."""
+    """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering).
+
+    In a loop that carries the accumulator (`_pipelined_loop`), A and B rotate through STAGES
+    shared-memory buffers of their own and each iteration waits only for the *previous* iteration's
+    MMA (`wgmma.wait_group 1`): this iteration's MMA runs while the next tiles are loaded and stored.
+    Three buffers make that safe without a second barrier: when a warp stores tile i + 1, every warp
+    has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of that buffer) is
+    done. The loop's results are waited for right after it (`drain`)."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     half = tile.element_of(a.type)
@@ -114,8 +144,24 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
     c_regs = list(lowering.regs(acc, c_layout))
 
-    base = lowering.smem(_smem_bytes(m, n, k))
+    i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    stage_bytes = _smem_bytes(m, n, k)
+    pipelined = _pipelined_loop(op)
+    if pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
+        loop, position = pipelined
+        region = lowering.smem_region(STAGES * stage_bytes)
+        lb, step = lowering.scalar(loop.operands[0]), lowering.scalar(loop.operands[2])
+        iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
+        if iteration.type != i32:
+            iteration = arith.index_cast(i32, iteration)
+        stage = arith.remui(iteration, _c(STAGES))
+        base = llvm.GEPOp(smem_ptr_type, region, [arith.muli(stage, _c(stage_bytes))], [dynamic_index], i8, 0).result
+        lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
+    else:
+        pipelined = None
+        base = lowering.smem(stage_bytes)
+        lowering.smem_write_fence()
     a_lbo, a_sbo = _a_strides(k)
     b_lbo, b_sbo = _b_strides(k)
 
@@ -138,7 +184,6 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         inner = arith.addi(arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
         return byte_at(_a_bytes(m, k), arith.addi(core, inner))
 
-    lowering.smem_write_fence()
     mma.store_rows(lowering, a_regs, a_layout, a_at, half, run_limit=8)
     mma.store_rows(lowering, b_regs, b_layout, b_at, half, run_limit=8)
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
@@ -171,12 +216,23 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                     c_regs[r] = v
             touched.extend(regs)
     _asm("wgmma.commit_group.sync.aligned;")
-    # The results are only valid after the wait: thread them through it so nothing reads them earlier.
-    waited = _tied_asm("wgmma.wait_group.sync.aligned 0;", [c_regs[r] for r in touched])
+    # Results are valid only after a wait: thread them through it so that nothing reads them earlier.
+    pending = 1 if pipelined is not None else 0
+    waited = _tied_asm(f"wgmma.wait_group.sync.aligned {pending};", [c_regs[r] for r in touched])
     for r, v in zip(touched, waited):
         c_regs[r] = v
-    lowering.smem_dirty = True
+    if pipelined is None:
+        lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def drain(lowering, results) -> None:
+    """After a loop with pipelined MMAs: wait for the last one (its results are the loop's), then a
+    barrier, so that no warpgroup's MMA still reads the buffers when the loop runs again."""
+    for value in results:
+        layout, regs = lowering.natural[value]
+        lowering.set_natural(value, layout, _tied_asm("wgmma.wait_group.sync.aligned 0;", regs))
+    gpu.BarrierOp()
 
 
 def _asm(text: str) -> None:
