@@ -64,10 +64,12 @@ def test_sm90a_dot_uses_warpgroup_mma(dtype, config, monkeypatch):
     shapes = set(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.{kind}\.{kind}", ptx))
     bm, bn, bk, warps = config
     assert shapes == {str(min(bn, 256))}
-    assert "wgmma.wait_group.sync.aligned 0" in ptx and "fence.proxy.async.shared::cta" in ptx
-    assert "mma.sync" not in ptx
-    # The epilogue stores straight from the accumulator's registers: shared memory holds A and B only.
-    assert k.metadata["shared"] < (bm * bk + bk * bn) * 2 * 1.2
+    assert "fence.proxy.async.shared::cta" in ptx and "mma.sync" not in ptx
+    # Pipelined: each iteration waits for the previous iteration's MMA; the last one after the loop.
+    assert "wgmma.wait_group.sync.aligned 1" in ptx and "wgmma.wait_group.sync.aligned 0" in ptx
+    # The epilogue stores straight from the accumulator's registers: shared memory holds the three
+    # stages of A and B only.
+    assert k.metadata["shared"] < 3 * (bm * bk + bk * bn) * 2 * 1.2
     if shutil.which("ptxas"):
         monkeypatch.delenv("TILEC_NO_PTXAS")
         assert "cubin" in _compile(dtype, "fp32", config, "sm_90a").asm
