@@ -89,6 +89,29 @@ class AxisAnalysis:
                     return AxisInfo(
                         (1,) * rank, (ir.IntegerAttr(d["tile.divisibility"]).value,) * rank, (1,) * rank
                     )
+        if parent is not None and parent.name == "scf.for":
+            if value.arg_number == 0:  # the induction variable: lb + i * step
+                lb, step = self.get(parent.operands[0]), self.get(parent.operands[2])
+                return AxisInfo((1,), (math.gcd(lb.divisibility[0], step.divisibility[0]),), (1,))
+            return self._loop_carried(value, parent, rank)
+        return AxisInfo.unknown(rank)
+
+    def _loop_carried(self, value, loop, rank) -> AxisInfo:
+        """A loop-carried value: what holds for the initial value and for every value the body yields
+        (`p += BLOCK` keeps p's contiguity and alignment). Found by iterating from the initial value's
+        info, which only shrinks; entries computed under an assumption that turns out wrong are dropped."""
+        index = value.arg_number - 1
+        yielded = list(loop.regions[0].blocks[0].operations)[-1].operands[index]
+        info = self.get(loop.operands[3 + index])
+        for _ in range(8):
+            before = set(self.cache)
+            self.cache[value] = info
+            joined = _join(info, self.get(yielded))
+            if joined == info:
+                return info
+            for key in set(self.cache) - before:
+                del self.cache[key]
+            info = joined
         return AxisInfo.unknown(rank)
 
     def _op(self, op, value, rank, shape) -> AxisInfo:
@@ -139,10 +162,26 @@ class AxisAnalysis:
                 tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
             )
         if name == "arith.muli":
+            for x, y in ((0, 1), (1, 0)):  # x * 1 (a stride specialized to 1): x's info unchanged
+                if _constant_int(op.operands[y]) == 1:
+                    return self.get(op.operands[x])
             a, b = self.get(op.operands[0]), self.get(op.operands[1])
             return AxisInfo(
                 (1,) * rank,
                 tuple(min(x * y, MAX_DIVISIBILITY) for x, y in zip(a.divisibility, b.divisibility)),
+                tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
+            )
+        if name in ("arith.remsi", "arith.remui"):
+            # (x % m) with m constant along a dimension and divisible by d: x's runs stay contiguous
+            # for the first gcd(run, d) elements, as do its alignment and constancy.
+            a, b = self.get(op.operands[0]), self.get(op.operands[1])
+            contiguity = tuple(
+                math.gcd(ca, db) if kb >= ca else 1
+                for ca, db, kb in zip(a.contiguity, b.divisibility, b.constancy)
+            )
+            return AxisInfo(
+                contiguity,
+                tuple(math.gcd(x, y) for x, y in zip(a.divisibility, b.divisibility)),
                 tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
             )
         if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast"):
@@ -167,6 +206,33 @@ class AxisAnalysis:
                 tuple(math.gcd(*[i.constancy[k] for i in infos]) for k in range(rank)),
             )
         return AxisInfo.unknown(rank)
+
+
+def _constant_int(value: ir.Value) -> int | None:
+    """The integer a value always holds (a constant, a splat constant or a splat of one), else None."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name == "tile.splat":
+        return _constant_int(op.operands[0])
+    if op.name != "arith.constant":
+        return None
+    attr = op.attributes["value"]
+    if isinstance(attr, ir.DenseElementsAttr):
+        if not attr.is_splat:
+            return None
+        attr = attr.get_splat_value()
+    return attr.value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def _join(a: AxisInfo, b: AxisInfo) -> AxisInfo:
+    """What holds for both a and b."""
+    return AxisInfo(
+        tuple(min(x, y) for x, y in zip(a.contiguity, b.contiguity)),
+        tuple(math.gcd(x, y) for x, y in zip(a.divisibility, b.divisibility)),
+        tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
+    )
 
 
 def _add(a: AxisInfo, b: AxisInfo) -> AxisInfo:

@@ -1,0 +1,47 @@
+// RUN: tilec-opt %s --split-input-file -p 'convert-tile-to-gpu{num-warps=4 mma=1 wgmma=1}' | FileCheck %s
+// RUN: tilec-opt %s --split-input-file -p 'convert-tile-to-gpu{num-warps=2 mma=1 wgmma=1}' | FileCheck %s --check-prefix=TWO
+
+// fp16 [64x32] @ [32x64] + fp32 on one warpgroup: A and B stored to shared memory, made visible to
+// the async proxy, one m64n64k16 instruction per 16-deep k-step, then a wait for all of them.
+// CHECK-LABEL: gpu.func @dot_f16
+// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: "wgmma.commit_group.sync.aligned;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// TWO-LABEL: gpu.func @dot_f16
+// TWO-NOT: wgmma
+// TWO: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @dot_f16(%x: f16, %y: f16) attributes {tile.kernel} {
+  %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16>
+  %b = "tile.splat"(%y) : (f16) -> tensor<32x64xf16>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// acc = dot(a, b, acc) in a loop: the MMA stays in flight into the next iteration (wait_group 1,
+// three buffers selected by the iteration number), and the loop's result is waited for after it.
+// CHECK-LABEL: gpu.func @dot_loop
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %c3_i32
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: scf.yield
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NEXT: llvm.extractvalue
+func.func @dot_loop(%x: bf16, %y: bf16, %n: i32) attributes {tile.kernel} {
+  %a = "tile.splat"(%x) : (bf16) -> tensor<64x16xbf16>
+  %b = "tile.splat"(%y) : (bf16) -> tensor<16x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32>) : i32 {
+    %d = "tile.dot"(%a, %b, %c) : (tensor<64x16xbf16>, tensor<16x128xbf16>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  return
+}
