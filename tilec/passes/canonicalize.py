@@ -24,6 +24,7 @@ class CanonicalizePass(TilePass):
     "tile.addptr"(%p, splat(0))                              =>  %p
     "tile.load"(%p, dense<true>, %other)                      =>  "tile.load"(%p)
     "tile.splat"(arith.constant 1.0)                          =>  arith.constant dense<1.0>
+    arith.addf %x, "tile.dot"(%a, %b, dense<0.0>)             =>  "tile.dot"(%a, %b, %x)
     """
 
     name: ClassVar[str] = "tile-canonicalize"
@@ -164,7 +165,37 @@ def _fold_identity_convert(op: ir.Operation) -> bool:
     return _replace(op, op.operands[0])
 
 
+def _fold_add_into_dot(op: ir.Operation) -> bool:
+    """x + dot(a, b, 0) -> dot(a, b, x): the sum is accumulated by the dot itself (on tensor cores, in
+    the accumulator registers) instead of a zero accumulator and a separate add. As Triton does, this
+    reassociates float additions."""
+    for dot_side, other_side in ((0, 1), (1, 0)):
+        dot = _defining_op(op.operands[dot_side])
+        if dot is None or dot.name != "tile.dot" or len(list(dot.results[0].uses)) != 1:
+            continue
+        zero = _constant_attr(dot.operands[2])
+        if not isinstance(zero, ir.FloatAttr) or ir.FloatAttr(zero).value != 0.0:
+            continue
+        addend = op.operands[other_side]
+        if addend.type != dot.results[0].type:
+            continue
+        attrs = {name: dot.attributes[name] for name in dot.attributes}
+        new = ir.Operation.create(
+            "tile.dot",
+            results=[dot.results[0].type],
+            operands=[dot.operands[0], dot.operands[1], addend],
+            attributes=attrs,
+            loc=dot.location,
+            ip=ir.InsertionPoint(op),
+        )
+        _replace(op, new.results[0])
+        dot.erase()
+        return True
+    return False
+
+
 _REWRITES = {
+    "arith.addf": _fold_add_into_dot,
     "tile.broadcast": _fold_shape_op_of_splat,
     "tile.expand_dims": _fold_shape_op_of_splat,
     "tile.reshape": _fold_shape_op_of_splat,

@@ -1221,6 +1221,16 @@ def _while(self: _KernelLowering, op):
 def _via_shared(self: _KernelLowering, op):
     """reshape / trans: write in the source layout, read back by the mapped coordinates."""
     src = op.operands[0]
+    uses = list(op.results[0].uses)
+    if uses and all(
+        use.owner.name == "tile.dot"
+        and use.operand_number == 1
+        and self.tensor_core_lowering(use.owner) is not None
+        and self.tensor_core_lowering(use.owner)[0] is wgmma
+        and wgmma.transposed_b_source(use.owner) is not None
+        for use in uses
+    ):
+        return  # only warpgroup MMAs read it, and they store the source transposed themselves
     src_shape, dst_shape = tile.shape_of(src.type), tile.shape_of(op.results[0].type)
     elem = _scalar_type(src.type)
     storage = (

@@ -68,7 +68,20 @@ def _b_strides(k: int) -> tuple[int, int]:
 
 
 def _smem_bytes(m: int, n: int, k: int) -> int:
-    return _a_bytes(m, k) + (n // 8) * _b_strides(k)[1]
+    """A, then B in either of its layouts (N-major, or K-major for a transposed operand)."""
+    return _a_bytes(m, k) + (n // 8) * max(_b_strides(k)[1], _a_strides(k)[1])
+
+
+def transposed_b_source(dot):
+    """X when the dot's B operand is tl.trans(X): X ([N, K], K contiguous in its layout) goes to shared
+    memory K-major as it is (imm-trans-b = 0), with no transpose of its own."""
+    owner = dot.operands[1].owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name != "tile.trans" or list(ir.DenseI32ArrayAttr(op.attributes["order"])) != [1, 0]:
+        return None
+    return op.operands[0]
 
 
 def _a_bytes(m: int, k: int) -> int:
@@ -141,6 +154,10 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     a_layout = lowering.layout_for([m, k], half)
     b_layout = lowering.layout_for([k, n], half)
     c_layout = accumulator_layout(m, n, warps)
+    b_source = transposed_b_source(op)
+    if b_source is not None:  # B = trans(X): X's rows are B's columns, stored K-major
+        b_layout = lowering.layout_for([n, k], half)
+        b = b_source
     a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
     c_regs = list(lowering.regs(acc, c_layout))
 
@@ -163,7 +180,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         base = lowering.smem(stage_bytes)
         lowering.smem_write_fence()
     a_lbo, a_sbo = _a_strides(k)
-    b_lbo, b_sbo = _b_strides(k)
+    b_lbo, b_sbo = _b_strides(k) if b_source is None else _a_strides(k)
 
     def byte_at(region_offset: int, offset: ir.Value) -> ir.Value:
         total = arith.addi(offset, _c(region_offset)) if region_offset else offset
@@ -177,11 +194,17 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         inner = arith.addi(arith.shli(arith.andi(hw, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
         return byte_at(0, arith.addi(core, inner))
 
-    def b_at(row, col):  # row: k, col: n
+    def b_at(row, col):
+        # N-major (row: k, col: n): cores (n/8, k/8), 16-byte rows along k, n inside a row.
+        # K-major (from trans(X); row: n, col: k): the same cores, 16-byte rows along n, k inside.
+        k_, n_ = (row, col) if b_source is None else (col, row)
         core = arith.addi(
-            arith.muli(arith.shrui(col, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(row, _c(3)), _c(b_lbo))
+            arith.muli(arith.shrui(n_, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(k_, _c(3)), _c(b_lbo))
         )
-        inner = arith.addi(arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        inner_row, inner_col = (k_, n_) if b_source is None else (n_, k_)
+        inner = arith.addi(
+            arith.shli(arith.andi(inner_row, _c(7)), _c(4)), arith.shli(arith.andi(inner_col, _c(7)), _c(1))
+        )
         return byte_at(_a_bytes(m, k), arith.addi(core, inner))
 
     mma.store_rows(lowering, a_regs, a_layout, a_at, half, run_limit=8)
@@ -211,7 +234,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
                 b_offset = _a_bytes(m, k) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
                 desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
-                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs])
+                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs], b_source is None)
                 for r, v in zip(regs, outs):
                     c_regs[r] = v
             touched.extend(regs)
@@ -251,12 +274,12 @@ def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: st
     return [llvm.ExtractValueOp(f32, out, [i]).result for i in range(count)]
 
 
-def _wgmma(kind: str, width: int, desc_a, desc_b, acc) -> list[ir.Value]:
+def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool) -> list[ir.Value]:
     count = len(acc)  # width / 2 f32 registers
     d = ", ".join(f"${i}" for i in range(count))
     text = (
         "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 2) + ", 0; "
         f"wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{kind}.{kind} "
-        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1, 0, 1; }}"
+        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1, 0, {int(b_n_major)}; }}"
     )
     return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(1)), extra_constraints="l,l,r")

@@ -36,8 +36,11 @@ func.func @copy(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %dst: !tile
 // A sum over 1024 elements and 4 warps: in-thread adds, five butterfly shuffles, then the warps'
 // partials through shared memory, one barrier between the writes and the reads (none is needed
 // before the first use of shared memory). exp goes through the hardware's exp2.
-// CHECK: llvm.mlir.global internal @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64
+// On NVIDIA shared memory is dynamic (sized at launch from tilec.shared_bytes); on AMD a static array.
+// CHECK: llvm.mlir.global external @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// AMD: llvm.mlir.global internal @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[1-9][0-9]*}} x i8>
 // CHECK-LABEL: gpu.func @total
+// CHECK-SAME: tilec.shared_bytes = {{[1-9][0-9]*}} : i32
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK-NOT: gpu.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>

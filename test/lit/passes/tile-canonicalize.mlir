@@ -104,3 +104,21 @@ func.func @cse_dce(%p: tensor<64x!tile.ptr<i32>>) {
   "tile.store"(%p, %s) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x!tile.ptr<i32>>, tensor<64xi32>) -> ()
   return
 }
+
+// -----
+
+// x + dot(a, b, 0) accumulates into the dot (attention's acc * alpha + dot(p, v)).
+// CHECK-LABEL: func.func @add_into_dot
+// CHECK: %[[X:.*]] = arith.mulf
+// CHECK-NEXT: %[[D:.*]] = "tile.dot"(%{{.*}}, %{{.*}}, %[[X]])
+// CHECK-NOT: arith.addf
+// CHECK: "tile.store"(%{{.*}}, %[[D]])
+func.func @add_into_dot(%p: !tile.ptr<f32>, %a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>, %s: tensor<16x16xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %x = arith.mulf %acc, %s : tensor<16x16xf32>
+  %d = "tile.dot"(%a, %b, %zero) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %y = arith.addf %x, %d : tensor<16x16xf32>
+  %ps = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<16x16x!tile.ptr<f32>>
+  "tile.store"(%ps, %y) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>) -> ()
+  return
+}
