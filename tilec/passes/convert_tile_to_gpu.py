@@ -344,7 +344,7 @@ class _KernelLowering:
         the default layout would take a trip through shared memory as large as the whole tile."""
         if not self.preferred:
             return None
-        accumulators = set(self.preferred.values())
+        accumulators = {v for v in self.preferred.values() if isinstance(v, Blocked)}
         shape = tile.shape_of(value.type)
         pending, seen = [value], set()
         while pending:
@@ -1030,7 +1030,8 @@ def _reduce(self: _KernelLowering, op):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     shape = tile.shape_of(srcs[0].type)
     block = op.regions[0].blocks[0]
-    layout = self.layout_for(shape, tile.element_of(srcs[0].type))
+    # A reduction of a tensor-core accumulator (attention's row max and sum) reduces in its layout.
+    layout = self.accumulator_layout_of(srcs[0]) or self.layout_for(shape, tile.element_of(srcs[0].type))
     inputs = [self.regs(s, layout) for s in srcs]
     out_layout = Slice.of(layout, axis)
     # 1. in-thread: combine registers that differ only along the axis

@@ -23,7 +23,7 @@ from mlir.dialects import arith, gpu, llvm
 
 from tilec.dialects import tile
 
-from .layouts import Blocked
+from .layouts import Blocked, Slice
 
 TILE_M, TILE_N, TILE_K = 16, 8, 16
 SMEM_LIMIT = 227 * 1024  # the most shared memory a block may opt into (H100/H200; sm_80 has 163 KiB)
@@ -63,13 +63,98 @@ def plan_layouts(block, accumulator_of) -> dict:
             continue
         acc = op.operands[2]
         preferred[acc] = preferred[op.results[0]] = layout
-        owner = acc.owner
-        if isinstance(owner, ir.Block) and owner.owner is not None and owner.owner.name == "scf.for":
-            loop = owner.owner
-            index = ir.BlockArgument(acc).arg_number - 1  # after the induction variable
+        # The loop-carried accumulator: the operand itself or, as in attention's `acc * alpha`, the
+        # loop value it is computed from elementwise.
+        for carried in _carried_sources(acc, 0):
+            loop = carried.owner.owner
+            index = ir.BlockArgument(carried).arg_number - 1  # after the induction variable
             preferred[loop.operands[3 + index]] = layout
             preferred[loop.results[index]] = layout
+    if preferred:
+        plan_reductions(block, preferred)
     return preferred
+
+
+def plan_reductions(block, preferred: dict) -> None:
+    """Loop-carried vectors computed from row reductions of an accumulator (flash attention's running
+    max and sum: `m = maximum(m, tl.max(s, 1))` with s = dot(q, k)) get the reduction's own layout, a
+    slice of the accumulator's: kept in the loop's default layout, they would cross shared memory twice
+    per iteration."""
+    for op in _walk(block):
+        if op.name != "scf.for":
+            continue
+        body = op.regions[0].blocks[0]
+        yielded = list(body.operations)[-1].operands
+        for i, value in enumerate(yielded):
+            init = op.operands[3 + i]
+            if init in preferred or len(tile.shape_of(init.type)) != 1:
+                continue
+            layout = _reduction_layout(value, preferred, 0)
+            if layout is not None and layout.shape == tuple(tile.shape_of(init.type)):
+                preferred[init] = preferred[op.results[i]] = layout
+
+
+def _carried_sources(value, depth):
+    """The scf.for iteration arguments `value` is (or is computed elementwise from, same shape)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        loop = owner.owner
+        if loop is not None and loop.name == "scf.for" and ir.BlockArgument(value).arg_number > 0:
+            return [value]
+        return []
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if depth > 8 or not _elementwise(op):
+        return []
+    shape = tile.shape_of(value.type)
+    found = []
+    for x in op.operands:
+        if tile.shape_of(x.type) == shape:
+            found.extend(_carried_sources(x, depth + 1))
+    return found
+
+
+def _owner(value):
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _elementwise(op) -> bool:
+    return op.name.startswith("arith.") or op.name.startswith("math.")
+
+
+def _reduction_layout(value, preferred, depth):
+    """Slice(P, axis) when `value` is computed elementwise from a tile.reduce over a tensor computed
+    elementwise from a value of preferred layout P, else None."""
+    op = _owner(value)
+    if op is None or depth > 16:
+        return None
+    if op.name == "tile.reduce":
+        source = _traced_layout(op.operands[0], preferred, 0)
+        return Slice.of(source, ir.IntegerAttr(op.attributes["axis"]).value) if source is not None else None
+    if _elementwise(op):
+        for x in op.operands:
+            found = _reduction_layout(x, preferred, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _traced_layout(value, preferred, depth):
+    """P when `value` is computed elementwise (same shape) from a value of preferred layout P."""
+    if value in preferred and isinstance(preferred[value], Blocked):
+        return preferred[value]
+    op = _owner(value)
+    if op is None or depth > 16 or not _elementwise(op):
+        return None
+    shape = tile.shape_of(value.type)
+    for x in op.operands:
+        if tile.shape_of(x.type) == shape:
+            found = _traced_layout(x, preferred, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _walk(block):

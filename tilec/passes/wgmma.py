@@ -151,7 +151,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     half = tile.element_of(a.type)
     warps = lowering.num_warps
-    a_layout = lowering.layout_for([m, k], half)
+    # An operand computed from an accumulator (attention's p) is stored from the accumulator's layout.
+    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], half)
     b_layout = lowering.layout_for([k, n], half)
     c_layout = accumulator_layout(m, n, warps)
     b_source = transposed_b_source(op)
