@@ -22,6 +22,8 @@ TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-c
     (128, 128, 64, 4),
     (128, 128, 64, 8),
     (128, 256, 64, 8),
+    (64, 128, 64, 4),  # decode-like skinny shapes: wgmma's smallest M is 64
+    (64, 256, 64, 4),
 ]
 TRITON_CONFIG = (128, 128, 64, 8, 3)  # Triton's tutorial choice for fp16 on Hopper-class GPUs
 

@@ -116,3 +116,19 @@ def test_dot_on_gpu(dtype, out, config):
     expected = (a.float() @ b.float()).to(types[out])
     tolerance = {"fp32": 1e-3, "fp16": 1e-2, "bf16": 5e-2}[out]
     torch.testing.assert_close(c[:, :N], expected, rtol=tolerance, atol=tolerance * 4)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_amd_cdna_dot_uses_mfma(dtype):
+    """gfx942/gfx90a: v_mfma_f32_16x16x16 (not executed here: no AMD GPU; the code object is checked)."""
+    pytest.importorskip("llvmlite")
+    from tilec.targets.tools import find_lld
+
+    if find_lld() is None:
+        pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
+    suffix = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    for arch in ("gfx942", "gfx90a"):
+        asm = _compile(dtype, "fp32", (64, 64, 32, 4), arch).asm["amdgcn"]
+        assert re.findall(rf"v_mfma_f32_16x16x16_?{suffix}", asm), arch
+    rdna = _compile(dtype, "fp32", (64, 64, 32, 4), "gfx1100").asm["amdgcn"]
+    assert "v_mfma" not in rdna  # RDNA has no MFMA: the FMA lowering

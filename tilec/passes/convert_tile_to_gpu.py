@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import mma, wgmma
+from . import mfma, mma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
 from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
@@ -51,6 +51,7 @@ class ConvertTileToGpuPass(TilePass):
     vendor: str = "nvidia"  # which hardware math intrinsics to use: nvidia | amd
     mma: bool = False  # tl.dot on tensor cores (mma.sync, NVIDIA sm_80 and newer)
     wgmma: bool = False  # tl.dot on warpgroup tensor cores (wgmma.mma_async, NVIDIA sm_90a)
+    mfma: bool = False  # tl.dot on matrix cores (v_mfma, AMD CDNA with wave64)
 
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _APPROX:
@@ -68,6 +69,7 @@ class ConvertTileToGpuPass(TilePass):
             lowering = _KernelLowering(k, gmod, self.num_warps, self.warp_size)
             lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.wgmma = self.wgmma and self.vendor == "nvidia" and self.warp_size == 32
+            lowering.mfma = self.mfma and self.vendor == "amd" and self.warp_size == 64
             lowering.run()
             k.erase()
 
@@ -136,6 +138,7 @@ class _KernelLowering:
         self.threads = num_warps * warp_size
         self.mma = False  # set by the pass: tl.dot may use tensor cores (mma.sync)
         self.wgmma = False  # set by the pass: tl.dot may use warpgroup tensor cores (sm_90a)
+        self.mfma = False  # set by the pass: tl.dot may use AMD matrix cores
         self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
         self.axis = AxisAnalysis()
         self.scalars: dict = {}  # old scalar value -> new value
@@ -218,7 +221,7 @@ class _KernelLowering:
             self.lane = arith.remui(self.tid, _i32(self.warp_size))
             self.warp = arith.divui(self.tid, _i32(self.warp_size))
             self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
-            if self.mma or self.wgmma:
+            if self.mma or self.wgmma or self.mfma:
                 self.preferred = mma.plan_layouts(block, self.accumulator_layout)
             self.lower_block(block)
             gpu.ReturnOp([])
@@ -232,7 +235,9 @@ class _KernelLowering:
     def _place_smem_regions(self):
         scratch = -(-self.smem_bytes // 128) * 128
         for constant, start in self.smem_regions:
-            constant.attributes["value"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), scratch + start)
+            constant.attributes["value"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), scratch + start
+            )
         if self.region_bytes:
             self.smem_bytes = scratch + self.region_bytes
 
@@ -329,6 +334,10 @@ class _KernelLowering:
             kind = mma.mma_kind(dot, self.num_warps)
             if kind is not None:
                 return mma, kind
+        if self.mfma:
+            kind = mfma.mfma_kind(dot, self.num_warps)
+            if kind is not None:
+                return mfma, kind
         return None
 
     def accumulator_layout(self, dot):

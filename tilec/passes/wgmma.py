@@ -174,7 +174,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         if iteration.type != i32:
             iteration = arith.index_cast(i32, iteration)
         stage = arith.remui(iteration, _c(STAGES))
-        base = llvm.GEPOp(smem_ptr_type, region, [arith.muli(stage, _c(stage_bytes))], [dynamic_index], i8, 0).result
+        base = llvm.GEPOp(
+            smem_ptr_type, region, [arith.muli(stage, _c(stage_bytes))], [dynamic_index], i8, 0
+        ).result
         lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
     else:
         pipelined = None
@@ -192,7 +194,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         core = arith.addi(
             arith.muli(arith.shrui(hw, _c(3)), _c(a_sbo)), arith.muli(arith.shrui(col, _c(3)), _c(a_lbo))
         )
-        inner = arith.addi(arith.shli(arith.andi(hw, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        inner = arith.addi(
+            arith.shli(arith.andi(hw, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
+        )
         return byte_at(0, arith.addi(core, inner))
 
     def b_at(row, col):

@@ -28,6 +28,11 @@ def wavefront_size(arch: str) -> int:
     return 64 if arch.startswith("gfx9") else 32
 
 
+def has_mfma(arch: str) -> bool:
+    """CDNA matrix cores with the fp16 and bf16 16x16x16 instructions (gfx90a, gfx94x, gfx950)."""
+    return arch in WAVE64
+
+
 def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
     """The AMD pipeline in MLIR, readable as a list (code generation follows in llvmlite)."""
     wave = wavefront_size(arch)
@@ -35,7 +40,8 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
         (
             "gpu",
             f"tile-canonicalize,tile-hoist-loads,"
-            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd}},canonicalize,cse",
+            f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
+            f"mfma={int(has_mfma(arch))}}},canonicalize,cse",
         ),
         (
             "llvm",
