@@ -106,7 +106,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 if kind == "bf16":  # the bf16 instruction takes its operands as i16 vectors
                     a_vec, b_vec = llvm.BitcastOp(i16x4, a_vec).result, llvm.BitcastOp(i16x4, b_vec).result
                 c = llvm.CallIntrinsicOp(
-                    f32x4, ir.StringAttr.get(_INTRINSICS[kind]), [a_vec, b_vec, c, _c(0), _c(0), _c(0)], [], []
+                    f32x4,
+                    ir.StringAttr.get(_INTRINSICS[kind]),
+                    [a_vec, b_vec, c, _c(0), _c(0), _c(0)],
+                    [],
+                    [],
                 ).results[0]
             for r, reg in enumerate(regs):
                 c_regs[reg] = llvm.ExtractElementOp(c, _c(r)).result
