@@ -17,7 +17,7 @@ import tilec.language as tl
 @tilec.jit
 def matmul(
     a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr,
 ):  # fmt: skip
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
     rm = pid_m * BM + tl.arange(0, BM)
@@ -29,7 +29,7 @@ def matmul(
     for k in range(0, tl.cdiv(K, BK)):
         a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
         b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, input_precision=PREC)
         a_ptrs += BK
         b_ptrs += BK * stride_bk
     c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :]
@@ -43,12 +43,12 @@ SIGNATURE = "*{0},*{0},*{1},i32,i32,i32,i32:16,i32:16,i32:16"
 CONFIGS = [(64, 64, 32, 4), (128, 128, 64, 8), (64, 512, 32, 4), (256, 128, 64, 8), (128, 32, 64, 4)]
 
 
-def _compile(dtype, out, config, target):
+def _compile(dtype, out, config, target, precision="tf32"):
     bm, bn, bk, warps = config
     return tilec.compile(
         matmul,
         signature=SIGNATURE.format(dtype, out),
-        constexprs={"BM": bm, "BN": bn, "BK": bk},
+        constexprs={"BM": bm, "BN": bn, "BK": bk, "PREC": precision},
         target=target,
         num_warps=warps,
     )
@@ -96,11 +96,35 @@ def _has_gpu():
         return False
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_fp32_dot_uses_tf32_tensor_cores(arch, monkeypatch):
+    """fp32 tl.dot: tf32 (Triton's default) is one m16n8k8 MMA per block, tf32x3 three, ieee none."""
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    counts = {}
+    for precision in ("tf32", "tf32x3", "ieee"):
+        ptx = _compile("fp32", "fp32", (64, 64, 32, 4), arch, precision).asm["ptx"]
+        counts[precision] = ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
+        assert "wgmma" not in ptx
+    assert counts["tf32"] > 0 and counts["tf32x3"] == 3 * counts["tf32"] and counts["ieee"] == 0
+    if shutil.which("ptxas"):
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        assert "cubin" in _compile("fp32", "fp32", (64, 64, 32, 4), arch, "tf32x3").asm
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))
-@pytest.mark.parametrize("dtype,out", [("fp16", "fp32"), ("bf16", "bf16"), ("fp16", "fp16")])
-def test_dot_on_gpu(dtype, out, config):
+@pytest.mark.parametrize(
+    "dtype,out,precision",
+    [
+        ("fp16", "fp32", "tf32"),
+        ("bf16", "bf16", "tf32"),
+        ("fp16", "fp16", "tf32"),
+        ("fp32", "fp32", "tf32"),
+        ("fp32", "fp32", "tf32x3"),
+    ],
+)
+def test_dot_on_gpu(dtype, out, precision, config):
     import torch
 
     torch.manual_seed(0)
@@ -112,9 +136,13 @@ def test_dot_on_gpu(dtype, out, config):
     b = b_rows[:, :N]
     c = torch.full((M, N + 1), float("nan"), device="cuda", dtype=types[out])
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
-    matmul[grid](a, b_rows, c, M, N, K, K, N + 29, N + 1, BM=bm, BN=bn, BK=bk, num_warps=warps)
-    expected = (a.float() @ b.float()).to(types[out])
-    tolerance = {"fp32": 1e-3, "fp16": 1e-2, "bf16": 5e-2}[out]
+    matmul[grid](
+        a, b_rows, c, M, N, K, K, N + 29, N + 1, BM=bm, BN=bn, BK=bk, PREC=precision, num_warps=warps
+    )
+    expected = (a.double() @ b.double()).to(types[out])
+    tolerance = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 5e-2}[out]
+    if dtype == "fp32" and precision == "tf32":  # 10-bit mantissas: errors of ~1e-3 per product
+        tolerance = 1e-2
     torch.testing.assert_close(c[:, :N], expected, rtol=tolerance, atol=tolerance * 4)
 
 

@@ -29,6 +29,8 @@ TILE_M, TILE_N, TILE_K = 16, 8, 16
 SMEM_LIMIT = 227 * 1024  # the most shared memory a block may opt into (H100/H200; sm_80 has 163 KiB)
 _KINDS = {"f16": "f16", "bf16": "bf16"}
 PAD = 8  # 16-bit elements added to every shared-memory row of A and B (bank-conflict-free reads)
+TF32_K = 8  # m16n8k8 for tf32
+TF32_PAD_A, TF32_PAD_B = 4, 8  # 32-bit elements: row strides of 4 and 8 banks mod 32 (conflict-free)
 
 
 def mma_kind(op, num_warps: int) -> str | None:
@@ -36,7 +38,17 @@ def mma_kind(op, num_warps: int) -> str | None:
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
-    if ea != eb or ea not in _KINDS or ec != "f32":
+    if ec != "f32" or ea != eb:
+        return None
+    if ea == "f32":  # tf32 tensor cores, as Triton: input_precision "tf32" (its default) or "tf32x3"
+        attrs = op.attributes
+        precision = ir.StringAttr(attrs["input_precision"]).value if "input_precision" in attrs else "ieee"
+        if precision not in ("tf32", "tf32x3"):
+            return None
+        if m % TILE_M or k % TF32_K or n % (TILE_N * num_warps) or _tf32_smem_bytes(m, n, k) > SMEM_LIMIT:
+            return None
+        return precision
+    if ea not in _KINDS:
         return None
     if m % TILE_M or k % TILE_K or n % (TILE_N * num_warps):
         return None  # the warps side by side along N, each with whole 16x8 tiles
@@ -180,6 +192,9 @@ def _c(v: int) -> ir.Value:
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with tensor-core code inside `lowering` (a _KernelLowering)."""
+    if kind in ("tf32", "tf32x3"):
+        _lower_tf32(lowering, op, kind, smem_ptr_type, dynamic_index)
+        return
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     i32 = ir.IntegerType.get_signless(32)
@@ -262,7 +277,7 @@ def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8) -> Non
             vec = llvm.UndefOp(ir.VectorType.get([run], elem)).result
             for e in range(run):
                 vec = llvm.InsertElementOp(vec, regs[j + e], _c(e)).result
-            llvm.StoreOp(vec, address(row, col), alignment=2 * run)
+            llvm.StoreOp(vec, address(row, col), alignment=(elem.width // 8) * run)
         else:
             run = 1
             llvm.StoreOp(regs[j], address(row, col))
@@ -274,6 +289,101 @@ def _mma(kind: str, a_words, b_words, c) -> list[ir.Value]:
     result = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
     asm = (
         f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+        "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+    )
+    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
+    d = llvm.InlineAsmOp(result, [*a_words, *b_words, *c], asm, constraints).result
+    return [llvm.ExtractValueOp(f32, d, [i]).result for i in range(4)]
+
+
+def _tf32_smem_bytes(m: int, n: int, k: int) -> int:
+    return _align(m * (k + TF32_PAD_A) * 4) + _align(k * (n + TF32_PAD_B) * 4)
+
+
+def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
+    """fp32 tl.dot on `mma.sync.m16n8k8.tf32` (PTX ISA fragments, g = lane / 4, t = lane % 4):
+        A   a0: (g, t)   a1: (g+8, t)   a2: (g, t+4)   a3: (g+8, t+4)
+        B   b0: (k t, n g)   b1: (k t+4, n g)
+        C   as m16n8k16
+    "tf32" rounds each operand to tf32 (cvt.rna); "tf32x3" splits x = hi + lo (both tf32) and adds
+    a_lo*b_hi + a_hi*b_lo + a_hi*b_hi, close to fp32 accuracy at three MMAs per block."""
+    a, b, acc = op.operands
+    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
+    f32 = ir.F32Type.get()
+    warps = lowering.num_warps
+    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], f32)
+    b_layout = lowering.layout_for([k, n], f32)
+    c_layout = accumulator_layout(m, n, warps)
+    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
+    c_regs = list(lowering.regs(acc, c_layout))
+
+    base = lowering.smem(_tf32_smem_bytes(m, n, k))
+    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    ra = base
+    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * (k + TF32_PAD_A) * 4)], i8, 0).result
+
+    def at(region, row, col, width, pad):
+        index = arith.addi(arith.muli(row, _c(width + pad)), col)
+        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(f32), 0).result
+
+    lowering.smem_write_fence()
+    store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k, TF32_PAD_A), f32, run_limit=4)
+    store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n, TF32_PAD_B), f32, run_limit=4)
+    gpu.BarrierOp()
+
+    def split(x):
+        """[hi] for tf32, [hi, lo] for tf32x3 (as b32 registers)."""
+        hi = _to_tf32(x)
+        if kind == "tf32":
+            return [hi]
+        return [hi, _to_tf32(arith.subf(x, arith.bitcast(f32, hi)))]
+
+    g = arith.shrui(lowering.lane, _c(2))
+    t = arith.andi(lowering.lane, _c(3))
+    slot = {static: i for i, static in enumerate(c_layout.registers)}
+    n_tiles = n // (TILE_N * warps)
+    b_parts = {}
+    for i in range(n_tiles):
+        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        for k0 in range(0, k, TF32_K):
+            pair = [
+                split(llvm.LoadOp(f32, at(rb, arith.addi(t, _c(k0 + off)), col, n, TF32_PAD_B)).result)
+                for off in (0, 4)
+            ]
+            b_parts[i, k0] = pair
+    for tm in range(m // TILE_M):
+        row0, row1 = arith.addi(g, _c(TILE_M * tm)), arith.addi(g, _c(TILE_M * tm + 8))
+        for k0 in range(0, k, TF32_K):
+            ka, kb = arith.addi(t, _c(k0)), arith.addi(t, _c(k0 + 4))
+            a_parts = [
+                split(llvm.LoadOp(f32, at(ra, r, c, k, TF32_PAD_A)).result)
+                for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
+            ]
+            # (a part, b part) products, smallest first: lo*hi, hi*lo, then hi*hi
+            terms = [(0, 0)] if kind == "tf32" else [(1, 0), (0, 1), (0, 0)]
+            for i in range(n_tiles):
+                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                cs = [c_regs[r] for r in regs]
+                for pa, pb in terms:
+                    a_words = [parts[pa] for parts in a_parts]
+                    b_words = [b_parts[i, k0][0][pb], b_parts[i, k0][1][pb]]
+                    cs = _mma_tf32(a_words, b_words, cs)
+                for r, v in zip(regs, cs):
+                    c_regs[r] = v
+    lowering.smem_dirty = True
+    lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _to_tf32(x: ir.Value) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    return llvm.InlineAsmOp(i32, [x], "cvt.rna.tf32.f32 $0, $1;", "=r,f").result
+
+
+def _mma_tf32(a_words, b_words, c) -> list[ir.Value]:
+    f32 = ir.F32Type.get()
+    result = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
+    asm = (
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
         "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
     )
     constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
