@@ -57,8 +57,13 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
     shapes = [(s, s, s) for s in squares] + ([(16, 4096, 4096), (128, 4096, 4096)] if not quick else [])
     if not quick:
         shapes.insert(len(squares), (64, 4096, 4096))
-    for dtype, dname in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
-        for M, N, K in shapes:
+    # fp32 inputs run on tf32 tensor cores (Triton's and tilec's default input_precision); cuBLAS is
+    # allowed tf32 too, so all three do the same arithmetic.
+    torch.backends.cuda.matmul.allow_tf32 = True
+    cases = [(torch.float16, "fp16", shapes), (torch.bfloat16, "bf16", shapes)]
+    cases.append((torch.float32, "fp32", [(4096, 4096, 4096)]))
+    for dtype, dname, dtype_shapes in cases:
+        for M, N, K in dtype_shapes:
             a = torch.randn(M, K, device="cuda", dtype=dtype)
             b = torch.randn(K, N, device="cuda", dtype=dtype)
             c = torch.empty(M, N, device="cuda", dtype=dtype)
