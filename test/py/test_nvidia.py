@@ -236,3 +236,30 @@ def test_device_print_and_assert_on_gpu(tmp_path):
             assert f"pid ({pid}, 0, 0) idx ({i},) x={float(i):f}" in out, out[-3000:]
     assert "x must not be negative" in out, out[-3000:]
     assert "raised:" in out or r.returncode != 0
+
+
+@tilec.jit
+def _fill(out_ptr, value):
+    tl.store(out_ptr + tl.program_id(0) + tl.program_id(1), value)
+
+
+@tilec.jit
+def _huge_dot(a_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = tl.load(a_ptr + offs[:, None] * N + offs[None, :])
+    tl.store(out_ptr + offs[:, None] * N + offs[None, :], tl.dot(a, a, input_precision="ieee"))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+def test_resource_failures_are_explained():
+    import torch
+
+    from tilec.targets.nvidia.runtime import CudaError
+
+    out = torch.zeros(70000, device="cuda")
+    with pytest.raises(CudaError, match=r"_fill failed: .*grid \(1, 70000, 1\).*65535 along axes 1 and 2"):
+        _fill[(1, 70000)](out, 1.0)
+    a = torch.ones(256, 256, device="cuda")
+    with pytest.raises(CudaError, match=r"_huge_dot needs \d+ bytes of shared memory .* allows at most \d+"):
+        _huge_dot[(1,)](a, torch.empty_like(a), N=256)

@@ -222,8 +222,27 @@ class Launcher:
                 entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params_address, 0
             )
         if err != driver.success:
-            _, name = cu.cuGetErrorName(err)
-            raise CudaError(
-                f"launching {self.name} failed: {name.decode() if name else err} (grid {tuple(grid)}, "
-                f"{self.threads} threads, num_warps={self.kernel.options.num_warps})"
+            raise CudaError(self._launch_failure(err, tuple(grid), device))
+
+    def _launch_failure(self, err, grid, device: int) -> str:
+        """What went wrong, in the user's terms: the grid limits, the registers or the shared memory
+        this kernel needs, instead of a bare CUresult."""
+        _, name = cu.cuGetErrorName(err)
+        name = name.decode() if name else str(err)
+        config = f"grid {grid}, {self.threads} threads (num_warps={self.kernel.options.num_warps})"
+        why = ""
+        if grid[0] > 2**31 - 1 or grid[1] > 65535 or grid[2] > 65535:
+            why = "; the grid may have at most 2**31 - 1 programs along axis 0 and 65535 along axes 1 and 2"
+        elif name == "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES":
+            entry = self.functions.get(device)
+            attribute = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS
+            regs = _check(cu.cuFuncGetAttribute(attribute, entry[0]), "cuFuncGetAttribute") if entry else None
+            why = (
+                f"; each thread needs {regs} registers, too many for {self.threads} threads per program: "
+                "use fewer warps or smaller blocks"
+                if regs
+                else ""
             )
+        elif self.shared:
+            why = f"; the kernel uses {self.shared} bytes of shared memory per program"
+        return f"launching {self.name} failed: {name} ({config}){why}"
