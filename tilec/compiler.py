@@ -49,7 +49,7 @@ class CompiledKernel:
 
             why = {
                 "nvidia": "no NVIDIA GPU or driver is available to cuda-python",
-                "amd": "tilec has no AMD runtime yet",
+                "amd": "no AMD GPU or ROCm runtime is available to hip-python",
                 "cpu": "the library did not load",
                 "interpreter": "the interpreter was not prepared",
             }[target_family(self.target)]
@@ -158,7 +158,9 @@ def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
 
         kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
     else:
-        kernel._launcher = None  # no AMD runtime yet: code objects are compiled and inspected
+        from .targets.amd import runtime
+
+        kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
 
 
 def select_target(values) -> str:
@@ -180,6 +182,11 @@ def select_target(values) -> str:
             )
         from .targets.nvidia import runtime as nv_runtime
 
+        if not nv_runtime.available():  # torch on ROCm calls AMD GPUs "cuda" too
+            from .targets.amd import runtime as amd_runtime
+
+            if amd_runtime.available():
+                return amd_runtime.device_arch()
         return nv_runtime.device_arch()
     return "cpu"
 
