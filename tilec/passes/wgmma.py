@@ -18,6 +18,7 @@ Shared memory uses the no-swizzle ("interleaved") canonical layouts of the PTX I
 matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
     A  K-major (imm-trans-a = 0): core (R/8, k/8) at (R/8)*SBO + (k/8)*LBO, element (R%8)*16 + (k%8)*2
     B  N-major (imm-trans-b = 1): core (n/8, k/8) at (n/8)*SBO + (k/8)*LBO, element (k%8)*16 + (n%8)*2
+       or, for B = tl.trans(X), K-major like A from X's registers (imm-trans-b = 0)
 The strides carry 16 bytes of padding where a warp's 16-byte stores would otherwise land on one bank
 (eight lanes storing eight neighbouring core matrices of a row).
 """
