@@ -135,7 +135,10 @@ def main():
     args = parser.parse_args()
     rows = run(args.quick)
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=1))
+        import time
+
+        meta = {"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d"), "quick": args.quick}
+        pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
