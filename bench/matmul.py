@@ -137,7 +137,11 @@ def main():
     if args.json:
         import time
 
-        meta = {"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d"), "quick": args.quick}
+        meta = {
+            "device": torch.cuda.get_device_name(),
+            "date": time.strftime("%Y-%m-%d"),
+            "quick": args.quick,
+        }
         pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
