@@ -106,7 +106,7 @@ def test_arch_and_launch_through_hip(fake_hip):
     _, fn, _, block, shared, stream, params, extra = launches[0]
     assert fn == "function" and block == (4 * 64, 1, 1) and params is None and stream is None
     kinds = [type(v) for v in extra]
-    assert kinds == [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_float]
+    assert kinds == [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int32, ctypes.c_float]
     assert [v.value for v in extra[:3]] == [0x7000_0000, 0x7100_0000, 4096]
     assert extra[3].value == pytest.approx(2.5)
 

@@ -35,11 +35,10 @@ _INTRINSICS = {"f16": "llvm.amdgcn.mfma.f32.16x16x16f16", "bf16": "llvm.amdgcn.m
 
 def mfma_kind(op, num_warps: int) -> str | None:
     """The operand type ("f16" or "bf16") when this tile.dot fits the instruction, else None."""
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
-    if ea != eb or ea not in _INTRINSICS or ec != "f32":
+    signature = mma.dot_signature(op)
+    if signature is None or signature[3] not in _INTRINSICS:
         return None
+    m, n, k, ea = signature
     if m % (TILE * num_warps) or n % TILE or k % TILE:
         return None  # every wave owns whole 16-row blocks
     if mma._smem_bytes(m, n, k) > 64 * 1024:  # LDS per workgroup

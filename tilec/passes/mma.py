@@ -33,13 +33,23 @@ TF32_K = 8  # m16n8k8 for tf32
 TF32_PAD_A, TF32_PAD_B = 4, 8  # 32-bit elements: row strides of 4 and 8 banks mod 32 (conflict-free)
 
 
-def mma_kind(op, num_warps: int) -> str | None:
-    """The mma operand type ("f16" or "bf16") when this tile.dot fits the instruction, else None."""
+def dot_signature(op) -> tuple[int, int, int, str] | None:
+    """(m, n, k, operand type) of a tile.dot with fp32 accumulation and equal operand types, else None:
+    the only dots any tensor-core lowering takes."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
     if ec != "f32" or ea != eb:
         return None
+    return m, n, k, ea
+
+
+def mma_kind(op, num_warps: int) -> str | None:
+    """The mma operand kind ("f16", "bf16", "tf32", "tf32x3") when this tile.dot fits, else None."""
+    signature = dot_signature(op)
+    if signature is None:
+        return None
+    m, n, k, ea = signature
     if ea == "f32":  # tf32 tensor cores, as Triton: input_precision "tf32" (its default) or "tf32x3"
         attrs = op.attributes
         precision = ir.StringAttr(attrs["input_precision"]).value if "input_precision" in attrs else "ieee"
@@ -285,10 +295,15 @@ def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8) -> Non
 
 
 def _mma(kind: str, a_words, b_words, c) -> list[ir.Value]:
+    return _mma_sync(f"m16n8k16.row.col.f32.{kind}.{kind}.f32", a_words, b_words, c)
+
+
+def _mma_sync(shape_and_types: str, a_words, b_words, c) -> list[ir.Value]:
+    """One `mma.sync.aligned.<shape_and_types>` with 4 A words, 2 B words and 4 f32 accumulators."""
     f32 = ir.F32Type.get()
     result = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
     asm = (
-        f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+        f"mma.sync.aligned.{shape_and_types} "
         "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
     )
     constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
@@ -380,12 +395,4 @@ def _to_tf32(x: ir.Value) -> ir.Value:
 
 
 def _mma_tf32(a_words, b_words, c) -> list[ir.Value]:
-    f32 = ir.F32Type.get()
-    result = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
-    asm = (
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-        "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
-    )
-    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
-    d = llvm.InlineAsmOp(result, [*a_words, *b_words, *c], asm, constraints).result
-    return [llvm.ExtractValueOp(f32, d, [i]).result for i in range(4)]
+    return _mma_sync("m16n8k8.row.col.f32.tf32.tf32.f32", a_words, b_words, c)

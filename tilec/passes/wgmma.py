@@ -41,11 +41,10 @@ STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 def wgmma_kind(op, num_warps: int) -> str | None:
     """The operand type ("f16" or "bf16") when this tile.dot fits warpgroup MMA, else None."""
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    ea, eb, ec = (str(tile.element_of(x.type)) for x in (a, b, acc))
-    if ea != eb or ea not in _KINDS or ec != "f32":
+    signature = mma.dot_signature(op)
+    if signature is None or signature[3] not in _KINDS:
         return None
+    m, n, k, ea = signature
     if num_warps % 4 or m % (16 * num_warps) or k % 16 or n % 8:
         return None  # whole warpgroups, each with whole 64-row instructions and 16-deep k-steps
     if _smem_bytes(m, n, k) > mma.SMEM_LIMIT:

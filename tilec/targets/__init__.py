@@ -26,3 +26,17 @@ def get_target(name: str):
     else:
         raise ValueError("the interpreter has no compiler stages: it runs the tile IR itself")
     return compiler
+
+
+def kernel_arg_ctype(t):
+    """The ctypes type a GPU kernel parameter of tilec type `t` is passed as (pointers as 64-bit
+    addresses), shared by the NVIDIA and AMD launchers."""
+    import ctypes
+
+    if t.is_ptr():
+        return ctypes.c_uint64
+    if t.is_floating():
+        return ctypes.c_float if t.primitive_bitwidth == 32 else ctypes.c_double
+    return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
+        t.primitive_bitwidth
+    ]

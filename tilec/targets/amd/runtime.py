@@ -15,6 +15,7 @@ import functools
 import threading
 
 from tilec.python import arrays
+from tilec.targets import kernel_arg_ctype
 
 try:
     from hip import hip
@@ -61,16 +62,6 @@ def synchronize() -> None:
     _check(hip.hipDeviceSynchronize(), "hipDeviceSynchronize")
 
 
-def _ctype(t):
-    if t.is_ptr():
-        return ctypes.c_void_p
-    if t.is_floating():
-        return ctypes.c_float if t.primitive_bitwidth == 32 else ctypes.c_double
-    return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
-        t.primitive_bitwidth
-    ]
-
-
 def _stream_of(value) -> int:
     """The current stream of torch (ROCm builds use torch.cuda for HIP streams), else the default."""
     if type(value).__module__.startswith("torch"):
@@ -90,7 +81,7 @@ class Launcher:
         self.image = kernel.asm["hsaco"]
         self.threads = kernel.options.num_warps * int(kernel.metadata.get("wavefront", 64))
         self.shared = 0  # LDS is declared statically in the code object
-        self.types = [_ctype(t) for t in kernel.arg_types]
+        self.types = [kernel_arg_ctype(t) for t in kernel.arg_types]
         self.functions: dict[int, object] = {}
         self.lock = threading.Lock()
 
@@ -113,7 +104,7 @@ class Launcher:
                         f"{self.name}: argument {self.kernel.arg_names[i]} must be a GPU array, "
                         f"got {type(v).__name__}"
                     )
-                values.append(ctypes.c_void_p(info.address))
+                values.append(ctypes.c_uint64(info.address))
                 source, device = v, info.device_index
             else:
                 values.append(self.types[i](v))

@@ -10,6 +10,7 @@ import functools
 import threading
 
 from tilec.python import arrays
+from tilec.targets import kernel_arg_ctype
 
 try:
     from cuda.bindings import driver as cu
@@ -104,16 +105,6 @@ def _stream_of(value, index: int) -> int:
     return getter(index)
 
 
-def _ctype(t):
-    if t.is_ptr():
-        return ctypes.c_uint64
-    if t.is_floating():
-        return ctypes.c_float if t.primitive_bitwidth == 32 else ctypes.c_double
-    return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
-        t.primitive_bitwidth
-    ]
-
-
 class _Driver:
     """What the launch path needs from the driver, looked up once. Launches go through cuda-python's
     cuLaunchKernel (a compiled binding: measured faster than a ctypes call into libcuda); the current
@@ -146,7 +137,7 @@ class Launcher:
         self.threads = kernel.options.num_warps * 32
         self.shared = int(kernel.metadata.get("shared", 0))
         self.arg_types = kernel.arg_types
-        self.slots = [_ctype(t)() for t in kernel.arg_types]
+        self.slots = [kernel_arg_ctype(t)() for t in kernel.arg_types]
         self.params = (ctypes.c_void_p * max(1, len(self.slots)))(*[ctypes.addressof(b) for b in self.slots])
         self.params_address = ctypes.addressof(self.params)
         self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
