@@ -24,8 +24,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilec.dialects import tile
-
 from . import mma
 from .layouts import Blocked
 
@@ -56,15 +54,10 @@ def _c(v: int) -> ir.Value:
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with matrix-core code inside `lowering` (a _KernelLowering)."""
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    half = tile.element_of(a.type)
     warps = lowering.num_warps
-    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], half)
-    b_layout = lowering.layout_for([k, n], half)
-    c_layout = accumulator_layout(m, n, warps)
-    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
-    c_regs = list(lowering.regs(acc, c_layout))
+    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
+        lowering, op, accumulator_layout
+    )
 
     base = lowering.smem(mma._smem_bytes(m, n, k))
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))

@@ -18,6 +18,8 @@ Fragment coordinates (PTX ISA, m16n8k16, per lane: g = lane / 4, t = lane % 4):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
@@ -200,21 +202,51 @@ def _c(v: int) -> ir.Value:
     return arith.ConstantOp(ir.IntegerType.get_signless(32), v).result
 
 
+class DotOperands(NamedTuple):
+    m: int
+    n: int
+    k: int
+    elem: ir.Type  # of A and B
+    a_layout: Blocked
+    a_regs: list
+    b_layout: Blocked
+    b_regs: list
+    c_layout: Blocked
+    c_regs: list
+
+
+def dot_operands(lowering, op, accumulator_layout_of, b_source=None) -> DotOperands:
+    """The registers of a tensor-core tile.dot's operands, shared by every tensor-core lowering: A in
+    the layout of the accumulator it is computed from (attention's p) when it is, else the default
+    layout; B in the default layout (of `b_source` [N, K] instead, when the lowering reads B = trans(X)
+    from X); the accumulator in the lowering's `accumulator_layout_of(m, n, num_warps)`."""
+    a, b, acc = op.operands
+    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
+    elem = tile.element_of(a.type)
+    c_layout = accumulator_layout_of(m, n, lowering.num_warps)
+    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], elem)
+    if b_source is None:
+        b_layout = lowering.layout_for([k, n], elem)
+    else:
+        b, b_layout = b_source, lowering.layout_for([n, k], elem)
+    return DotOperands(
+        m, n, k, elem,
+        a_layout, lowering.regs(a, a_layout),
+        b_layout, lowering.regs(b, b_layout),
+        c_layout, list(lowering.regs(acc, c_layout)),
+    )  # fmt: skip
+
+
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with tensor-core code inside `lowering` (a _KernelLowering)."""
     if kind in ("tf32", "tf32x3"):
         _lower_tf32(lowering, op, kind, smem_ptr_type, dynamic_index)
         return
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     i32 = ir.IntegerType.get_signless(32)
-    half = tile.element_of(a.type)
     warps = lowering.num_warps
-    a_layout = lowering.layout_for([m, k], half)
-    b_layout = lowering.layout_for([k, n], half)
-    c_layout = accumulator_layout(m, n, warps)
-    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
-    c_regs = list(lowering.regs(acc, c_layout))
+    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = dot_operands(
+        lowering, op, accumulator_layout
+    )
 
     base = lowering.smem(_smem_bytes(m, n, k))
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
@@ -322,15 +354,10 @@ def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> N
         C   as m16n8k16
     "tf32" rounds each operand to tf32 (cvt.rna); "tf32x3" splits x = hi + lo (both tf32) and adds
     a_lo*b_hi + a_hi*b_lo + a_hi*b_hi, close to fp32 accuracy at three MMAs per block."""
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    f32 = ir.F32Type.get()
     warps = lowering.num_warps
-    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], f32)
-    b_layout = lowering.layout_for([k, n], f32)
-    c_layout = accumulator_layout(m, n, warps)
-    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
-    c_regs = list(lowering.regs(acc, c_layout))
+    m, n, k, f32, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = dot_operands(
+        lowering, op, accumulator_layout
+    )
 
     base = lowering.smem(_tf32_smem_bytes(m, n, k))
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))

@@ -28,8 +28,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilec.dialects import tile
-
 from . import mma
 from .layouts import Blocked
 
@@ -147,20 +145,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     Three buffers make that safe without a second barrier: when a warp stores tile i + 1, every warp
     has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of that buffer) is
     done. The loop's results are waited for right after it (`drain`)."""
-    a, b, acc = op.operands
-    (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
-    half = tile.element_of(a.type)
     warps = lowering.num_warps
-    # An operand computed from an accumulator (attention's p) is stored from the accumulator's layout.
-    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], half)
-    b_layout = lowering.layout_for([k, n], half)
-    c_layout = accumulator_layout(m, n, warps)
-    b_source = transposed_b_source(op)
-    if b_source is not None:  # B = trans(X): X's rows are B's columns, stored K-major
-        b_layout = lowering.layout_for([n, k], half)
-        b = b_source
-    a_regs, b_regs = lowering.regs(a, a_layout), lowering.regs(b, b_layout)
-    c_regs = list(lowering.regs(acc, c_layout))
+    b_source = transposed_b_source(op)  # B = trans(X): X's rows are B's columns, stored K-major
+    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
+        lowering, op, accumulator_layout, b_source
+    )
 
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
