@@ -172,21 +172,26 @@ print("mlir imported:", sys.modules.get("mlir") is not None)
 """
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
-def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
+def _run_script(tmp_path, name: str, text: str, *args: str):
+    """Runs `text` as a Python script in a fresh process with a disk cache of its own under tmp_path."""
     import os
     import subprocess
     import sys
 
-    script = tmp_path / "axpy.py"
-    script.write_text(GPU_CACHED_LAUNCH)
+    script = tmp_path / name
+    script.write_text(text)
     env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
-    first = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
-    assert first.returncode == 0, first.stderr
-    second = subprocess.run(
-        [sys.executable, str(script), "--forbid-mlir"], capture_output=True, text=True, env=env
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, env=env, timeout=300
     )
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
+    first = _run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH)
+    assert first.returncode == 0, first.stderr
+    second = _run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH, "--forbid-mlir")
     assert second.returncode == 0, second.stderr
     assert "mlir imported: False" in second.stdout
 
@@ -222,14 +227,7 @@ except Exception as e:  # the context is unusable now, as after any device-side 
 @pytest.mark.gpu
 @pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
 def test_device_print_and_assert_on_gpu(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    script = tmp_path / "debug_ops.py"
-    script.write_text(DEBUG_OPS_ON_GPU)
-    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    r = _run_script(tmp_path, "debug_ops.py", DEBUG_OPS_ON_GPU)
     out = r.stdout + r.stderr
     for pid in (0, 1):
         for i in range(4):

@@ -210,20 +210,8 @@ class AxisAnalysis:
 
 def _constant_int(value: ir.Value) -> int | None:
     """The integer a value always holds (a constant, a splat constant or a splat of one), else None."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    op = owner.operation if hasattr(owner, "operation") else owner
-    if op.name == "tile.splat":
-        return _constant_int(op.operands[0])
-    if op.name != "arith.constant":
-        return None
-    attr = op.attributes["value"]
-    if isinstance(attr, ir.DenseElementsAttr):
-        if not attr.is_splat:
-            return None
-        attr = attr.get_splat_value()
-    return attr.value if isinstance(attr, ir.IntegerAttr) else None
+    attr = tile.splat_constant(value)
+    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
 def _join(a: AxisInfo, b: AxisInfo) -> AxisInfo:

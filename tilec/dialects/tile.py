@@ -104,6 +104,24 @@ def with_shape(element: ir.Type, shape: Sequence[int], encoding: ir.Attribute | 
     return ir.RankedTensorType.get(list(shape), element, encoding)
 
 
+def splat_constant(value: ir.Value) -> ir.Attribute | None:
+    """The scalar attribute every element of `value` holds when it is a constant, a splat constant or
+    a tile.splat of a constant; else None."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name == "tile.splat":
+        return splat_constant(op.operands[0])
+    if op.name != "arith.constant":
+        return None
+    attr = op.attributes["value"]
+    if isinstance(attr, ir.DenseElementsAttr):
+        dense = ir.DenseElementsAttr(attr)
+        return dense.get_splat_value() if dense.is_splat else None
+    return attr
+
+
 def is_int(t: ir.Type) -> bool:
     return isinstance(t, ir.IntegerType)
 

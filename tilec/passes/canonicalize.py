@@ -60,26 +60,8 @@ def _defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def _constant_attr(value: ir.Value) -> ir.Attribute | None:
-    """The scalar attribute of a constant or of a splat of a constant, else None."""
-    op = _defining_op(value)
-    if op is None:
-        return None
-    if op.name == "tile.splat":
-        return _constant_attr(op.operands[0])
-    if op.name != "arith.constant":
-        return None
-    attr = op.attributes["value"]
-    if isinstance(attr, ir.DenseElementsAttr):
-        dense = ir.DenseElementsAttr(attr)
-        if not dense.is_splat:
-            return None
-        return dense.get_splat_value()
-    return attr
-
-
 def _is_int_constant(value: ir.Value, expected: int) -> bool:
-    attr = _constant_attr(value)
+    attr = tile.splat_constant(value)
     if attr is None:
         return False
     if isinstance(attr, ir.BoolAttr):
@@ -113,7 +95,7 @@ def _fold_shape_op_of_splat(op: ir.Operation) -> bool:
 
 
 def _fold_splat_of_constant(op: ir.Operation) -> bool:
-    attr = _constant_attr(op.operands[0])
+    attr = tile.splat_constant(op.operands[0])
     if attr is None:
         return False
     result_type = op.results[0].type
@@ -173,7 +155,7 @@ def _fold_add_into_dot(op: ir.Operation) -> bool:
         dot = _defining_op(op.operands[dot_side])
         if dot is None or dot.name != "tile.dot" or len(list(dot.results[0].uses)) != 1:
             continue
-        zero = _constant_attr(dot.operands[2])
+        zero = tile.splat_constant(dot.operands[2])
         if not isinstance(zero, ir.FloatAttr) or ir.FloatAttr(zero).value != 0.0:
             continue
         addend = op.operands[other_side]
