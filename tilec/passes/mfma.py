@@ -22,7 +22,7 @@ undefined symbols, register and LDS limits) and the interpreter/CPU results of t
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, gpu, llvm
+from mlir.dialects import arith, llvm
 
 from . import mma
 from .layouts import Blocked
@@ -55,23 +55,9 @@ def _c(v: int) -> ir.Value:
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with matrix-core code inside `lowering` (a _KernelLowering)."""
     warps = lowering.num_warps
-    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
-        lowering, op, accumulator_layout
-    )
-
-    base = lowering.smem(mma._smem_bytes(m, n, k))
-    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    ra = base
-    rb = llvm.GEPOp(smem_ptr_type, base, [], [mma._align(m * (k + mma.PAD) * 2)], i8, 0).result
-
-    def at(region, row, col, width, elem=half):
-        index = arith.addi(arith.muli(row, _c(width + mma.PAD)), col)
-        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(elem), 0).result
-
-    lowering.smem_write_fence()
-    mma.store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k), half)
-    mma.store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n), half)
-    gpu.BarrierOp()
+    ops = mma.dot_operands(lowering, op, accumulator_layout)
+    m, n, k, half, c_layout, c_regs = ops.m, ops.n, ops.k, ops.elem, ops.c_layout, list(ops.c_regs)
+    a_at, b_at = mma.stage_padded(lowering, ops, mma.PAD, mma.PAD, smem_ptr_type, dynamic_index)
 
     lane16 = arith.remui(lowering.lane, _c(16))
     quad4 = arith.muli(arith.divui(lowering.lane, _c(16)), _c(4))  # this lane's first k (or row)
@@ -90,10 +76,10 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 c = llvm.InsertElementOp(c, c_regs[reg], _c(r)).result
             for k0 in range(0, k, TILE):
                 kq = arith.addi(quad4, _c(k0))
-                a_vec = llvm.LoadOp(vec4, at(ra, row, kq, k), alignment=8).result
+                a_vec = llvm.LoadOp(vec4, a_at(row, kq), alignment=8).result
                 b_vec = llvm.UndefOp(vec4).result
                 for r in range(4):
-                    value = llvm.LoadOp(half, at(rb, arith.addi(kq, _c(r)), col, n)).result
+                    value = llvm.LoadOp(half, b_at(arith.addi(kq, _c(r)), col)).result
                     b_vec = llvm.InsertElementOp(b_vec, value, _c(r)).result
                 if kind == "bf16":  # the bf16 instruction takes its operands as i16 vectors
                     a_vec, b_vec = llvm.BitcastOp(i16x4, a_vec).result, llvm.BitcastOp(i16x4, b_vec).result

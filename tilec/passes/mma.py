@@ -190,8 +190,41 @@ def _walk(block):
                 yield from _walk(inner)
 
 
+def padded_bytes(m: int, n: int, k: int, pad_a: int, pad_b: int, elem_bytes: int) -> int:
+    """Shared memory for A [m, k] and B [k, n] row-major with rows padded by pad_a / pad_b elements."""
+    return _align(m * (k + pad_a) * elem_bytes) + _align(k * (n + pad_b) * elem_bytes)
+
+
 def _smem_bytes(m: int, n: int, k: int) -> int:
-    return _align(m * (k + PAD) * 2) + _align(k * (n + PAD) * 2)
+    return padded_bytes(m, n, k, PAD, PAD, 2)
+
+
+def stage_padded(
+    lowering, ops: DotOperands, pad_a: int, pad_b: int, smem_ptr_type, dynamic_index: int, run_limit=8
+):
+    """Stores A and B into shared memory row-major with padded rows (after a barrier if shared memory
+    was read since the last one), then waits for every thread; returns (a_at, b_at): the address of
+    element (row, col) of A and of B."""
+    elem_bytes = ops.elem.width // 8
+    base = lowering.smem(padded_bytes(ops.m, ops.n, ops.k, pad_a, pad_b, elem_bytes))
+    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    b_base = llvm.GEPOp(smem_ptr_type, base, [], [_align(ops.m * (ops.k + pad_a) * elem_bytes)], i8, 0).result
+
+    def address(region, width):
+        def at(row, col):
+            index = arith.addi(arith.muli(row, _c(width)), col)
+            return llvm.GEPOp(
+                smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(ops.elem), 0
+            ).result
+
+        return at
+
+    a_at, b_at = address(base, ops.k + pad_a), address(b_base, ops.n + pad_b)
+    lowering.smem_write_fence()
+    store_rows(lowering, ops.a_regs, ops.a_layout, a_at, ops.elem, run_limit)
+    store_rows(lowering, ops.b_regs, ops.b_layout, b_at, ops.elem, run_limit)
+    gpu.BarrierOp()
+    return a_at, b_at
 
 
 def _align(nbytes: int) -> int:
@@ -244,23 +277,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         return
     i32 = ir.IntegerType.get_signless(32)
     warps = lowering.num_warps
-    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = dot_operands(
-        lowering, op, accumulator_layout
-    )
-
-    base = lowering.smem(_smem_bytes(m, n, k))
-    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    ra = base
-    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * (k + PAD) * 2)], i8, 0).result
-
-    def at(region, row, col, width, elem=half):
-        index = arith.addi(arith.muli(row, _c(width + PAD)), col)
-        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(elem), 0).result
-
-    lowering.smem_write_fence()
-    store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k), half)
-    store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n), half)
-    gpu.BarrierOp()
+    ops = dot_operands(lowering, op, accumulator_layout)
+    m, n, k, c_layout, c_regs = ops.m, ops.n, ops.k, ops.c_layout, list(ops.c_regs)
+    a_at, b_at = stage_padded(lowering, ops, PAD, PAD, smem_ptr_type, dynamic_index)
 
     g = arith.shrui(lowering.lane, _c(2))
     t2 = arith.muli(arith.andi(lowering.lane, _c(3)), _c(2))
@@ -273,8 +292,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         for k0 in range(0, k, TILE_K):
             for off in (0, 8):  # B is row-major [K, N]: the pair along K is two 16-bit reads, packed
                 row = arith.addi(t2, _c(k0 + off))
-                lo = llvm.LoadOp(i16, at(rb, row, col, n)).result
-                hi = llvm.LoadOp(i16, at(rb, arith.addi(row, _c(1)), col, n)).result
+                lo = llvm.LoadOp(i16, b_at(row, col)).result
+                hi = llvm.LoadOp(i16, b_at(arith.addi(row, _c(1)), col)).result
                 word = arith.ori(arith.extui(i32, lo), arith.shli(arith.extui(i32, hi), _c(16)))
                 b_words[i, k0, off] = word
     for tm in range(m // TILE_M):
@@ -285,7 +304,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
             # A is row-major [M, K]: two values along K are one aligned 32-bit word; read once, used
             # for every n-tile of the warp.
             a_words = [
-                llvm.LoadOp(i32, at(ra, r, c, k)).result
+                llvm.LoadOp(i32, a_at(r, c)).result
                 for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
             ]
             for i in range(n_tiles):
@@ -344,7 +363,7 @@ def _mma_sync(shape_and_types: str, a_words, b_words, c) -> list[ir.Value]:
 
 
 def _tf32_smem_bytes(m: int, n: int, k: int) -> int:
-    return _align(m * (k + TF32_PAD_A) * 4) + _align(k * (n + TF32_PAD_B) * 4)
+    return padded_bytes(m, n, k, TF32_PAD_A, TF32_PAD_B, 4)
 
 
 def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
@@ -355,23 +374,9 @@ def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> N
     "tf32" rounds each operand to tf32 (cvt.rna); "tf32x3" splits x = hi + lo (both tf32) and adds
     a_lo*b_hi + a_hi*b_lo + a_hi*b_hi, close to fp32 accuracy at three MMAs per block."""
     warps = lowering.num_warps
-    m, n, k, f32, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = dot_operands(
-        lowering, op, accumulator_layout
-    )
-
-    base = lowering.smem(_tf32_smem_bytes(m, n, k))
-    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    ra = base
-    rb = llvm.GEPOp(smem_ptr_type, base, [], [_align(m * (k + TF32_PAD_A) * 4)], i8, 0).result
-
-    def at(region, row, col, width, pad):
-        index = arith.addi(arith.muli(row, _c(width + pad)), col)
-        return llvm.GEPOp(smem_ptr_type, region, [index], [dynamic_index], ir.TypeAttr.get(f32), 0).result
-
-    lowering.smem_write_fence()
-    store_rows(lowering, a_regs, a_layout, lambda r, c: at(ra, r, c, k, TF32_PAD_A), f32, run_limit=4)
-    store_rows(lowering, b_regs, b_layout, lambda r, c: at(rb, r, c, n, TF32_PAD_B), f32, run_limit=4)
-    gpu.BarrierOp()
+    ops = dot_operands(lowering, op, accumulator_layout)
+    m, n, k, f32, c_layout, c_regs = ops.m, ops.n, ops.k, ops.elem, ops.c_layout, list(ops.c_regs)
+    a_at, b_at = stage_padded(lowering, ops, TF32_PAD_A, TF32_PAD_B, smem_ptr_type, dynamic_index, 4)
 
     def split(x):
         """[hi] for tf32, [hi, lo] for tf32x3 (as b32 registers)."""
@@ -388,17 +393,14 @@ def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> N
     for i in range(n_tiles):
         col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
         for k0 in range(0, k, TF32_K):
-            pair = [
-                split(llvm.LoadOp(f32, at(rb, arith.addi(t, _c(k0 + off)), col, n, TF32_PAD_B)).result)
-                for off in (0, 4)
-            ]
+            pair = [split(llvm.LoadOp(f32, b_at(arith.addi(t, _c(k0 + off)), col)).result) for off in (0, 4)]
             b_parts[i, k0] = pair
     for tm in range(m // TILE_M):
         row0, row1 = arith.addi(g, _c(TILE_M * tm)), arith.addi(g, _c(TILE_M * tm + 8))
         for k0 in range(0, k, TF32_K):
             ka, kb = arith.addi(t, _c(k0)), arith.addi(t, _c(k0 + 4))
             a_parts = [
-                split(llvm.LoadOp(f32, at(ra, r, c, k, TF32_PAD_A)).result)
+                split(llvm.LoadOp(f32, a_at(r, c)).result)
                 for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
             ]
             # (a part, b part) products, smallest first: lo*hi, hi*lo, then hi*hi
