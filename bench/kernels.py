@@ -103,6 +103,50 @@ def matmul_kernel(
 
 
 @jit
+def matmul_bt_kernel(
+    a_ptr,
+    bt_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_btn,
+    stride_cm,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    """C = A @ Bt^T with Bt [N, K] row-major: the layout fp8 GEMMs take B in (K contiguous)."""
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    group = GROUP_M * num_pid_n
+    first_m = (pid // group) * GROUP_M
+    group_m = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % group) % group_m)
+    pid_n = (pid % group) // group_m
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    bt_ptrs = bt_ptr + offs_n[:, None] * stride_btn + offs_k[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        bt = tl.load(bt_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, tl.trans(bt), acc)
+        a_ptrs += BLOCK_K
+        bt_ptrs += BLOCK_K
+    c = acc.to(c_ptr.dtype.element_ty)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], c, mask=mask)
+
+
+@jit
 def attention_kernel(
     q_ptr,
     k_ptr,

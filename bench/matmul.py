@@ -1,6 +1,7 @@
 """Matmul and fused-attention benchmark on NVIDIA GPUs (not a test), in TFLOP/s: tilec against
-torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes, and the fused
-attention kernel against torch's scaled_dot_product_attention and Triton, all from one run.
+torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes, fp8 e4m3
+squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention kernel against torch's
+scaled_dot_product_attention and Triton, all from one run.
 
     python -m bench.matmul [--quick] [--json out.json]        (also part of python -m bench --device cuda)
 """
@@ -26,6 +27,8 @@ TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-c
     (64, 256, 64, 4),
 ]
 TRITON_CONFIG = (128, 128, 64, 8, 3)  # Triton's tutorial choice for fp16 on Hopper-class GPUs
+FP8_CONFIGS = [(128, 128, 128, 4), (128, 128, 128, 8), (128, 256, 128, 8), (64, 128, 128, 4)]
+TRITON_FP8_CONFIG = (128, 256, 128, 8, 3)  # Triton's tutorial choice for fp8
 
 
 def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
@@ -34,6 +37,16 @@ def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3)
     grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
     module.matmul_kernel[grid](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
+def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stages=3):
+    M, K = a.shape
+    N = bt.shape[0]
+    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
+    module.matmul_bt_kernel[grid](
+        a, bt, c, M, N, K, a.stride(0), bt.stride(0), c.stride(0),
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
     )  # fmt: skip
 
@@ -88,6 +101,39 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
                     **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
                 }
             )
+
+    # fp8 (e4m3) inputs with B given as Bt [N, K], fp16 output: cuBLAS through torch._scaled_mm
+    for size in [4096] if quick else [2048, 4096, 8192]:
+        M = N = K = size
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+        bt = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        one = torch.ones((), device="cuda")
+        ref = a.float() @ bt.float().T
+        flops = 2 * M * N * K
+        best, best_cfg = None, None
+        for cfg in FP8_CONFIGS:
+            _matmul_bt(tk, a, bt, c, *cfg)
+            # Hopper's fp8 MMA accumulates in fewer bits than fp32 (Triton's default too)
+            torch.testing.assert_close(c.float(), ref, atol=1e-3 * ref.abs().max().item(), rtol=2e-2)
+            ms = bench(lambda: _matmul_bt(tk, a, bt, c, *cfg))
+            if best is None or ms < best:
+                best, best_cfg = ms, cfg
+        times = {
+            "tilec": best,
+            "cublas": bench(lambda: torch._scaled_mm(a, bt.T, one, one, out_dtype=torch.float16)),
+        }
+        _matmul_bt(tr, a, bt, c, *TRITON_FP8_CONFIG)
+        times["triton"] = bench(lambda: _matmul_bt(tr, a, bt, c, *TRITON_FP8_CONFIG))
+        record(
+            {
+                "kernel": "matmul",
+                "size": f"{M}x{N}x{K}",
+                "dtype": "fp8e4nv",
+                "tilec_config": list(best_cfg),
+                **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+            }
+        )
 
     for seq in [1024] if quick else [1024, 4096]:
         heads, dim = 32, 64

@@ -81,6 +81,8 @@ from .core import (
     float16,
     float32,
     float64,
+    float8e4nv,
+    float8e5,
     int1,
     int8,
     int16,

@@ -721,7 +721,7 @@ def dot(
     input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
 ):
     """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given;
-    fp16/bf16 inputs accumulate in fp32. For fp32 inputs `input_precision` is "tf32" (the default,
+    fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32. For fp32 inputs `input_precision` is "tf32" (the default,
     as in Triton: tf32 tensor cores on NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32)
     or "ieee" (exact fp32); `allow_tf32=False` means "ieee". `max_num_imprecise_acc` is accepted.
     """
@@ -732,8 +732,10 @@ def dot(
         raise SemanticError(f"tl.dot inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if _py.min(a.shape + b.shape) < 16:
         raise SemanticError(f"every tl.dot dimension must be >= 16, got {list(a.shape)} x {list(b.shape)}")
-    if a.dtype != b.dtype:
-        raise SemanticError(f"tl.dot operands must have one dtype, got {a.dtype} and {b.dtype}")
+    if a.dtype != b.dtype and not (a.dtype.is_fp8() and b.dtype.is_fp8()):
+        raise SemanticError(
+            f"tl.dot operands must have one dtype (or be two fp8 formats), got {a.dtype} and {b.dtype}"
+        )
     if a.dtype.is_int():
         default_out = core.int32
     elif a.dtype.is_fp64():

@@ -17,8 +17,10 @@ try:
     import ml_dtypes
 
     _BF16 = np.dtype(ml_dtypes.bfloat16)
+    _FP8 = {"fp8e4nv": np.dtype(ml_dtypes.float8_e4m3fn), "fp8e5": np.dtype(ml_dtypes.float8_e5m2)}
 except ImportError:  # pragma: no cover - ml_dtypes is a dependency
     _BF16 = None
+    _FP8 = {}
 
 
 class constexpr:
@@ -33,7 +35,8 @@ class dtype:
 
     _INT = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
     _UINT = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
-    _FLOAT = {"fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+    # fp8e4nv: OCP e4m3 ("FN": finite, max 448, NaN but no inf); fp8e5: OCP e5m2 (max 57344, inf, NaN)
+    _FLOAT = {"fp8e4nv": 8, "fp8e5": 8, "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
 
     def __init__(self, name: str):
         if name not in self._INT and name not in self._UINT and name not in self._FLOAT:
@@ -75,11 +78,16 @@ class dtype:
     def is_fp64(self):
         return self.name == "fp64"
 
+    def is_fp8(self):
+        return self.name in ("fp8e4nv", "fp8e5")
+
     # -- conversions ---------------------------------------------------------------------------
     def to_ir(self) -> ir.Type:
         if self.is_int():
             return ir.IntegerType.get_signless(self.primitive_bitwidth)
         return {
+            "fp8e4nv": ir.Float8E4M3FNType.get,
+            "fp8e5": ir.Float8E5M2Type.get,
             "fp16": ir.F16Type.get,
             "bf16": ir.BF16Type.get,
             "fp32": ir.F32Type.get,
@@ -89,6 +97,8 @@ class dtype:
     def to_numpy(self) -> np.dtype:
         if self.name == "bf16":
             return _BF16
+        if self.is_fp8():
+            return _FP8[self.name]
         table = {"int1": np.bool_, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
         if self.name in table:
             return np.dtype(table[self.name])
@@ -133,6 +143,9 @@ class pointer_type(dtype):
     def is_bool(self):
         return False
 
+    def is_fp8(self):
+        return False
+
     @property
     def primitive_bitwidth(self):
         return 64
@@ -171,8 +184,17 @@ float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
+float8e4nv = dtype("fp8e4nv")
+float8e5 = dtype("fp8e5")
 
-_PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+_PUBLIC_NAMES = {
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "fp8e4nv": "float8e4nv",
+    "fp8e5": "float8e5",
+}
 
 # Triton's signature strings: "*fp32", "i32", "u8", "fp16", "bf16", "i1".
 _SIG = {
@@ -191,6 +213,8 @@ _SIG = {
     "fp32": float32,
     "f32": float32,
     "fp64": float64,
+    "fp8e4nv": float8e4nv,
+    "fp8e5": float8e5,
 }
 
 
@@ -217,6 +241,9 @@ def dtype_from_numpy(np_dtype) -> dtype:
     np_dtype = np.dtype(np_dtype)
     if _BF16 is not None and np_dtype == _BF16:
         return bfloat16
+    for name, fp8 in _FP8.items():
+        if np_dtype == fp8:
+            return dtype(name)
     table = {
         np.dtype(np.bool_): int1,
         np.dtype(np.int8): int8,
@@ -242,7 +269,15 @@ def dtype_from_ir(t: ir.Type, signed: bool = True) -> dtype:
         from tilec.dialects import tile
 
         return pointer_type(dtype_from_ir(tile.pointee_type(t)))
-    table = {"f16": float16, "bf16": bfloat16, "f32": float32, "f64": float64, "i1": int1}
+    table = {
+        "f16": float16,
+        "bf16": bfloat16,
+        "f32": float32,
+        "f64": float64,
+        "i1": int1,
+        "f8E4M3FN": float8e4nv,
+        "f8E5M2": float8e5,
+    }
     if text in table:
         return table[text]
     if text.startswith("i"):

@@ -118,7 +118,7 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if a_scalar != b_scalar:
         scalar_t, tensor_t = (a, b) if a_scalar else (b, a)
         if _kind(scalar_t) <= _kind(tensor_t):
-            if div_or_mod and tensor_t in (core.float16, core.bfloat16):
+            if div_or_mod and (tensor_t in (core.float16, core.bfloat16) or tensor_t.is_fp8()):
                 return core.float32
             return tensor_t
     if a.is_fp64() or b.is_fp64():
@@ -128,7 +128,16 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if a.is_fp16() or b.is_fp16():
         return core.float32 if div_or_mod or a.is_bf16() or b.is_bf16() else core.float16
     if a.is_bf16() or b.is_bf16():
-        return core.float32 if div_or_mod else core.bfloat16
+        # as Triton: bf16 with fp8 computes in fp32
+        return core.float32 if div_or_mod or a.is_fp8() or b.is_fp8() else core.bfloat16
+    if a.is_fp8() or b.is_fp8():
+        # fp8 arithmetic is computed in fp32 and rounded back (tile-lower-fp8); two fp8 formats
+        # meet in fp16, which holds both exactly
+        if div_or_mod:
+            return core.float32
+        if a.is_fp8() and b.is_fp8():
+            return a if a == b else core.float16
+        return a if a.is_fp8() else b
     if not a.is_int() or not b.is_int():
         raise SemanticError(f"unexpected operand types {a} and {b}")
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
@@ -238,6 +247,9 @@ def cast(x, dst: dtype, bitcast: bool = False) -> tensor:
         if sb > db:
             return tensor(arith.trunci(rt, h), dst, x.shape)
         return tensor(h, dst, x.shape)  # same width, other signedness: the bits are the value
+    if (src.is_fp8() and dst.is_int()) or (src.is_int() and dst.is_fp8()):
+        # fp8 has no integer conversion instructions anywhere: through fp32 (exact for fp8 values)
+        return cast(cast(x, core.float32), dst)
     if src.is_int() and dst.is_floating():
         signed = src.is_int_signed() and not src.is_bool()
         op = arith.sitofp if signed else arith.uitofp

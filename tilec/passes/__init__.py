@@ -11,6 +11,7 @@ from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .hoist_loads import HoistLoadsPass
+from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
 from .verify import VerifyPass
 
@@ -18,6 +19,7 @@ REGISTRY: dict[str, type[TilePass]] = {
     p.name: p
     for p in (
         CanonicalizePass,
+        LowerFp8Pass,
         AxisInfoPass,
         HoistLoadsPass,
         PipelineLoadsPass,

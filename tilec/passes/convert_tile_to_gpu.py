@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import mfma, mma, wgmma
+from . import lower_fp8, mfma, mma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
 from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
@@ -565,6 +565,9 @@ class _KernelLowering:
             value = arith.ConstantOp(elem, attr.get_splat_value()).result
             return [value] * n
         if name == "tile.convert_layout":
+            return self.regs(op.operands[0], layout)
+        if name == "arith.bitcast" and lower_fp8.fp8_format(op.results[0].type):
+            # fp8 operands of a tensor-core dot (tile-lower-fp8): the registers stay bytes
             return self.regs(op.operands[0], layout)
         if name == "tile.broadcast":
             src = op.operands[0]
@@ -1341,6 +1344,8 @@ def _dot(self: _KernelLowering, op):
         lowering.lower_dot(self, op, kind, _sptr(), DYNAMIC_INDEX)
         return
     a, b, acc = op.operands
+    if lower_fp8.fp8_format(a.type) or lower_fp8.fp8_format(b.type):
+        raise PassError("this tl.dot on fp8 fits no fp8 tensor-core instruction: run tile-lower-fp8 first", op)
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     a_layout = self.layout_for([m, k], tile.element_of(a.type))
     b_layout = self.layout_for([k, n], tile.element_of(b.type))

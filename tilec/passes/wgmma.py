@@ -28,26 +28,39 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
+from tilec.dialects import tile
+
 from . import mma
 from .layouts import Blocked
 
-_KINDS = {"f16": "f16", "bf16": "bf16"}
+_KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+_FP8 = ("e4m3", "e5m2")
 CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
 MAX_N = 256  # widest instruction
 STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 
 def wgmma_kind(op, num_warps: int) -> str | None:
-    """The operand type ("f16" or "bf16") when this tile.dot fits warpgroup MMA, else None."""
-    signature = mma.dot_signature(op)
-    if signature is None or signature[3] not in _KINDS:
+    """The operand types ("f16", "bf16", or "e4m3"/"e5m2" for A and B, joined by ".") when this
+    tile.dot fits warpgroup MMA, else None."""
+    a, b, acc = (str(tile.element_of(v.type)) for v in op.operands)
+    kind_a, kind_b = _KINDS.get(a), _KINDS.get(b)
+    if acc != "f32" or kind_a is None or kind_b is None:
         return None
-    m, n, k, ea = signature
-    if num_warps % 4 or m % (16 * num_warps) or k % 16 or n % 8:
-        return None  # whole warpgroups, each with whole 64-row instructions and 16-deep k-steps
-    if _smem_bytes(m, n, k) > mma.SMEM_LIMIT:
+    if kind_a != kind_b and not (kind_a in _FP8 and kind_b in _FP8):
+        return None  # only the two fp8 formats mix
+    (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
+    if not fits(m, n, k, num_warps, 1 if kind_a in _FP8 else 2):
         return None
-    return _KINDS[ea]
+    return f"{kind_a}.{kind_b}"
+
+
+def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
+    """Whole warpgroups, each with whole 64-row instructions and k-steps of 32 bytes (16 fp16 or 32
+    fp8 values), N a multiple of 8, and the staging buffers within the shared-memory limit."""
+    if num_warps % 4 or m % (16 * num_warps) or k % (32 // elem_bytes) or n % 8:
+        return False
+    return _smem_bytes(m, n, k * elem_bytes // 2) <= mma.SMEM_LIMIT
 
 
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
@@ -73,10 +86,16 @@ def _smem_bytes(m: int, n: int, k: int) -> int:
 def transposed_b_source(dot):
     """X when the dot's B operand is tl.trans(X): X ([N, K], K contiguous in its layout) goes to shared
     memory K-major as it is (imm-trans-b = 0), with no transpose of its own."""
-    owner = dot.operands[1].owner
+    return transposed_b_source_of(dot.operands[1])
+
+
+def transposed_b_source_of(b):
+    owner = b.owner
     if isinstance(owner, ir.Block):
         return None
     op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name == "arith.bitcast":  # fp8 bytes seen as fp8 (tile-lower-fp8)
+        return transposed_b_source_of(op.operands[0])
     if op.name != "tile.trans" or list(ir.DenseI32ArrayAttr(op.attributes["order"])) != [1, 0]:
         return None
     return op.operands[0]
@@ -144,16 +163,25 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     MMA (`wgmma.wait_group 1`): this iteration's MMA runs while the next tiles are loaded and stored.
     Three buffers make that safe without a second barrier: when a warp stores tile i + 1, every warp
     has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of that buffer) is
-    done. The loop's results are waited for right after it (`drain`)."""
+    done. The loop's results are waited for right after it (`drain`).
+
+    fp8 operands (bytes, from tile-lower-fp8) use the same core matrices holding 16 values per row;
+    the instruction reads B only K-major, so a row-major B is stored transposed, byte by byte."""
     warps = lowering.num_warps
     b_source = transposed_b_source(op)  # B = trans(X): X's rows are B's columns, stored K-major
-    m, n, k, half, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
+    m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
         lowering, op, accumulator_layout, b_source
     )
+    fp8 = kind.split(".")[0] in _FP8
+    elem_bytes = 1 if fp8 else 2
+    elem = ir.IntegerType.get_signless(8) if fp8 else tile.element_of(op.operands[0].type)
+    per_row = 16 // elem_bytes  # values in one 16-byte row of a core matrix
+    k16 = k * elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
+    b_k_major = b_source is not None or fp8
 
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    stage_bytes = _smem_bytes(m, n, k)
+    stage_bytes = _smem_bytes(m, n, k16)
     pipelined = _pipelined_loop(op)
     if pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
         loop, position = pipelined
@@ -171,38 +199,44 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         pipelined = None
         base = lowering.smem(stage_bytes)
         lowering.smem_write_fence()
-    a_lbo, a_sbo = _a_strides(k)
-    b_lbo, b_sbo = _b_strides(k) if b_source is None else _a_strides(k)
+    a_lbo, a_sbo = _a_strides(k16)
+    b_lbo, b_sbo = _a_strides(k16) if b_k_major else _b_strides(k16)
 
     def byte_at(region_offset: int, offset: ir.Value) -> ir.Value:
         total = arith.addi(offset, _c(region_offset)) if region_offset else offset
         return llvm.GEPOp(smem_ptr_type, base, [total], [dynamic_index], i8, 0).result
 
-    def a_at(row, col):
-        hw = _hardware_row(row, warps)
+    def core_offset(outer, inner, lbo, sbo):
+        """Byte offset of element (outer, inner) in cores of 8 `outer` x 16 bytes of `inner` (K-major:
+        outer M or N, inner K; N-major: outer K, inner N), neighbours along `inner` LBO apart."""
         core = arith.addi(
-            arith.muli(arith.shrui(hw, _c(3)), _c(a_sbo)), arith.muli(arith.shrui(col, _c(3)), _c(a_lbo))
+            arith.muli(arith.shrui(outer, _c(3)), _c(sbo)),
+            arith.muli(arith.shrui(inner, _c(_log2(per_row))), _c(lbo)),
         )
-        inner = arith.addi(
-            arith.shli(arith.andi(hw, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
+        within = arith.addi(
+            arith.shli(arith.andi(outer, _c(7)), _c(4)),
+            arith.shli(arith.andi(inner, _c(per_row - 1)), _c(_log2(elem_bytes))),
         )
-        return byte_at(0, arith.addi(core, inner))
+        return arith.addi(core, within)
+
+    def a_at(row, col):
+        return byte_at(0, core_offset(_hardware_row(row, warps), col, a_lbo, a_sbo))
 
     def b_at(row, col):
-        # N-major (row: k, col: n): cores (n/8, k/8), 16-byte rows along k, n inside a row.
-        # K-major (from trans(X); row: n, col: k): the same cores, 16-byte rows along n, k inside.
-        k_, n_ = (row, col) if b_source is None else (col, row)
+        if b_source is not None:  # row: n, col: k (X's registers), K-major
+            return byte_at(_a_bytes(m, k16), core_offset(row, col, b_lbo, b_sbo))
+        if b_k_major:  # row: k, col: n of a row-major B, stored K-major
+            return byte_at(_a_bytes(m, k16), core_offset(col, row, b_lbo, b_sbo))
+        # N-major (row: k, col: n): cores (n/8, k/8), 16-byte rows along n, k-rows inside a core
         core = arith.addi(
-            arith.muli(arith.shrui(n_, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(k_, _c(3)), _c(b_lbo))
+            arith.muli(arith.shrui(col, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(row, _c(3)), _c(b_lbo))
         )
-        inner_row, inner_col = (k_, n_) if b_source is None else (n_, k_)
-        inner = arith.addi(
-            arith.shli(arith.andi(inner_row, _c(7)), _c(4)), arith.shli(arith.andi(inner_col, _c(7)), _c(1))
-        )
-        return byte_at(_a_bytes(m, k), arith.addi(core, inner))
+        inner = arith.addi(arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        return byte_at(_a_bytes(m, k16), arith.addi(core, inner))
 
-    mma.store_rows(lowering, a_regs, a_layout, a_at, half, run_limit=8)
-    mma.store_rows(lowering, b_regs, b_layout, b_at, half, run_limit=8)
+    mma.store_rows(lowering, a_regs, a_layout, a_at, elem, run_limit=per_row)
+    transposing = b_k_major and b_source is None  # consecutive n are 16 bytes apart: one byte each
+    mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
     # visible to it, then wait for every thread's stores.
     _asm("fence.proxy.async.shared::cta;")
@@ -224,11 +258,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 for h in (0, 1)
                 for e in (0, 1)
             ]
-            for ks in range(k // 16):
+            for ks in range(k16 // 16):  # 32 bytes of K per instruction: two cores
                 desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
-                b_offset = _a_bytes(m, k) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
+                b_offset = _a_bytes(m, k16) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
                 desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
-                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs], b_source is None)
+                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs], not b_k_major)
                 for r, v in zip(regs, outs):
                     c_regs[r] = v
             touched.extend(regs)
@@ -269,11 +303,16 @@ def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: st
 
 
 def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool) -> list[ir.Value]:
+    """kind "f16"/"bf16" (k16, with the transpose immediates) or "e4m3.e5m2"-style fp8 pairs (k32,
+    K-major A and B only: the instruction has no transpose immediates for them)."""
     count = len(acc)  # width / 2 f32 registers
     d = ", ".join(f"${i}" for i in range(count))
+    a_type, b_type = kind.split(".") if "." in kind else (kind, kind)
+    shape = f"m64n{width}k32" if a_type in _FP8 else f"m64n{width}k16"
+    transposes = "" if a_type in _FP8 else f", 0, {int(b_n_major)}"
     text = (
         "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 2) + ", 0; "
-        f"wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{kind}.{kind} "
-        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1, 0, {int(b_n_major)}; }}"
+        f"wgmma.mma_async.sync.aligned.{shape}.f32.{a_type}.{b_type} "
+        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1{transposes}; }}"
     )
     return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(1)), extra_constraints="l,l,r")

@@ -34,7 +34,10 @@ _NP = {
     "bf16": core.bfloat16.to_numpy(),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    "f8E4M3FN": core.float8e4nv.to_numpy(),
+    "f8E5M2": core.float8e5.to_numpy(),
 }
+_FP8 = {_NP["f8E4M3FN"], _NP["f8E5M2"]}
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64, 1: np.bool_}
 
 
@@ -59,6 +62,22 @@ def _unsigned(a: np.ndarray) -> np.ndarray:
 
 def _arr(v) -> np.ndarray:
     return v if isinstance(v, np.ndarray) else np.asarray(v)
+
+
+def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """x in `dtype`; to fp8 as the compiled code rounds: to nearest even, saturating at the largest
+    finite value (NaN stays NaN), like NVIDIA's cvt.rn.satfinite."""
+    if dtype not in _FP8:
+        return x.astype(dtype, copy=False)
+    import ml_dtypes
+
+    top = float(ml_dtypes.finfo(dtype).max)
+    return np.clip(x.astype(np.float32), -top, top).astype(dtype)
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    """fp8 values as fp32 (fp8 arithmetic is computed in fp32 and rounded back), others as they are."""
+    return x.astype(np.float32) if x.dtype in _FP8 else x
 
 
 # ----------------------------------------------------------------------------------------------
@@ -242,7 +261,7 @@ def _simple(fn_of_operands):
         dtype = np_dtype(op.results[0].type)
 
         def step(env, state):
-            env[out] = _arr(compute(*[env[i] for i in ins])).astype(dtype, copy=False)
+            env[out] = _as(_arr(compute(*[_wide(_arr(env[i])) for i in ins])), dtype)
 
         return step
 
@@ -461,7 +480,7 @@ def _cmpf(tr, op):
     unordered = 8 <= code <= 14
 
     def step(env, state):
-        a, b = _arr(env[a_i]), _arr(env[b_i])
+        a, b = _wide(_arr(env[a_i])), _wide(_arr(env[b_i]))
         nan = np.isnan(a) | np.isnan(b)
         if name == "false":
             r = np.zeros(np.broadcast(a, b).shape, bool)
@@ -515,7 +534,7 @@ def _cast(tr, op):
             return x.view(dst) if x.ndim else np.asarray(x).reshape(1).view(dst).reshape(())
         if name == "arith.fptosi":
             return x.astype(np.float64).astype(dst)
-        return x.astype(dst)
+        return _as(x, dst)
 
     def step(env, state):
         env[out] = _arr(compute(_arr(env[src_i])))

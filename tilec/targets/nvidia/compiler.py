@@ -48,7 +48,8 @@ def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
     return [
         Stage(
             "gpu",
-            f"tile-canonicalize,{pipelining}tile-hoist-loads,"
+            f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
+            f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
             f"wgmma={int(has_wgmma(arch))}}},canonicalize,cse",
         ),

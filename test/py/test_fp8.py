@@ -1,0 +1,284 @@
+"""fp8 (tl.float8e4nv = OCP e4m3fn, tl.float8e5 = OCP e5m2): conversions bit-exact against ml_dtypes
+(round to nearest even, saturating like NVIDIA's cvt.rn.satfinite) on the interpreter and the CPU
+target, arithmetic in fp32, tl.dot on fp8 everywhere (sm_90a warpgroup MMA on fp8, fp16 tensor cores
+elsewhere), and results against torch on a GPU."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+FORMATS = {"fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2}
+TARGETS = ["interpreter", "cpu"]
+
+
+@tilec.jit
+def to_fp8(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty), mask=offs < n)
+
+
+def _run(kernel, target, monkeypatch, grid, *args, **constexprs):
+    monkeypatch.setenv("TILEC_TARGET", target)
+    kernel[grid](*args, **constexprs)
+
+
+def _saturated(x: np.ndarray, fp8) -> np.ndarray:
+    top = float(ml_dtypes.finfo(fp8).max)
+    return np.clip(x.astype(np.float32), -top, top).astype(fp8)
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal bit patterns, except that any NaN matches any NaN."""
+    g, w = got.astype(np.float32), want.astype(np.float32)
+    nan = np.isnan(w)
+    assert (np.isnan(g) == nan).all()
+    bad = np.nonzero(got.view(np.uint8)[~nan] != want.view(np.uint8)[~nan])[0]
+    assert bad.size == 0, f"{bad.size} differ, e.g. {want[~nan][bad[:5]]} -> {got[~nan][bad[:5]]}"
+
+
+def _f32_sweep(fp8) -> np.ndarray:
+    """Every fp8 value, the midpoints between neighbours (ties), one fp32 ulp either side of them,
+    values past the largest finite one, infinities, NaN, fp32 subnormals and zeros of both signs."""
+    codes = np.arange(256, dtype=np.uint8).view(fp8).astype(np.float32)
+    finite = np.unique(codes[np.isfinite(codes)])
+    mids = (finite[:-1].astype(np.float64) + finite[1:]) / 2
+    mids = mids.astype(np.float32)
+    near = np.concatenate([np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf)])
+    top = float(finite.max())
+    extra = [top * 1.01, top * 1.1, top * 2, 1e30, np.inf, -np.inf, np.nan, 1e-40, -1e-45, 0.0, -0.0]
+    out = np.concatenate([codes, mids, near, np.array(extra, np.float32)])
+    return np.concatenate([out, -out]).astype(np.float32)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_fp32_to_fp8_rounds_to_nearest_even_and_saturates(fmt, target, monkeypatch):
+    fp8 = FORMATS[fmt]
+    x = _f32_sweep(fp8)
+    y = np.zeros(x.size, fp8)
+    _run(to_fp8, target, monkeypatch, (tilec.cdiv(x.size, 256),), x, y, x.size, BLOCK=256)
+    _same(y, _saturated(x, fp8))
+
+
+@pytest.mark.parametrize("source", ["fp16", "bf16", "fp64"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_other_floats_to_fp8(source, target, monkeypatch):
+    fp8 = ml_dtypes.float8_e4m3fn
+    numpy_type = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16, "fp64": np.float64}[source]
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32) * 60
+    x = x.astype(numpy_type)
+    y = np.zeros(x.size, fp8)
+    _run(to_fp8, target, monkeypatch, (4,), x, y, x.size, BLOCK=256)
+    _same(y, _saturated(x.astype(np.float64), fp8))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("out", ["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_fp8_value_converts_exactly(fmt, out, target, monkeypatch):
+    fp8 = FORMATS[fmt]
+    x = np.arange(256, dtype=np.uint8).view(fp8)
+    numpy_type = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}[out]
+    y = np.zeros(256, numpy_type)
+    _run(to_fp8, target, monkeypatch, (1,), x, y, 256, BLOCK=256)
+    want = x.astype(np.float32)
+    got = y.astype(np.float32)
+    assert (np.isnan(got) == np.isnan(want)).all()
+    finite = ~np.isnan(want)
+    assert (got[finite] == want[finite]).all() and (np.signbit(got) == np.signbit(want))[finite].all()
+
+
+@tilec.jit
+def fp8_arithmetic(x_ptr, y_ptr, s_ptr, q_ptr, c_ptr, i_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    y = tl.load(y_ptr + offs, mask=m, other=0.0)
+    tl.store(s_ptr + offs, x * y + x, mask=m)  # fp8 (computed in fp32, rounded after each op)
+    tl.store(q_ptr + offs, tl.maximum(x, y) / 2, mask=m)  # division computes in fp32
+    tl.store(c_ptr + offs, (x < y).to(tl.int8), mask=m)
+    tl.store(i_ptr + offs, x.to(tl.int32), mask=m)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fp8_arithmetic_computes_in_fp32(target, monkeypatch):
+    fp8 = ml_dtypes.float8_e4m3fn
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(500) * 20).astype(fp8)
+    y = (rng.standard_normal(500) * 20).astype(fp8)
+    s, q = np.zeros(500, fp8), np.zeros(500, np.float32)
+    c, i = np.zeros(500, np.int8), np.zeros(500, np.int32)
+    _run(fp8_arithmetic, target, monkeypatch, (2,), x, y, s, q, c, i, 500, BLOCK=256)
+    xf, yf = x.astype(np.float32), y.astype(np.float32)
+    _same(s, _saturated(_saturated(xf * yf, fp8).astype(np.float32) + xf, fp8))
+    np.testing.assert_array_equal(q, np.maximum(xf, yf) / 2)
+    np.testing.assert_array_equal(c, (xf < yf).astype(np.int8))
+    np.testing.assert_array_equal(i, xf.astype(np.int32))
+
+
+def test_fp8_promotion_rules():
+    """As Triton: fp8 op fp8 stays fp8, two fp8 formats meet in fp16, fp8 with bf16 in fp32."""
+    from tilec.language import core, semantic
+
+    e4, e5 = core.float8e4nv, core.float8e5
+    assert semantic.computation_type(e4, False, e4, False, False) == e4
+    assert semantic.computation_type(e4, False, e5, False, False) == core.float16
+    assert semantic.computation_type(e4, False, core.float16, False, False) == core.float16
+    assert semantic.computation_type(e5, False, core.bfloat16, False, False) == core.float32
+    assert semantic.computation_type(e4, False, e4, False, True) == core.float32
+    assert semantic.computation_type(e4, False, core.float32, True, False) == e4  # x * 2.0
+
+
+@tilec.jit
+def fp8_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_bn, stride_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, B_TRANSPOSED: tl.constexpr,
+):  # fmt: skip
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    if B_TRANSPOSED:  # B given as Bt [N, K] (K contiguous), the usual fp8 GEMM layout
+        bt_ptrs = b_ptr + rn[:, None] * stride_bn + rk[None, :] * stride_bk
+    else:
+        b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        if B_TRANSPOSED:
+            bt = tl.load(bt_ptrs, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0.0)
+            acc = tl.dot(a, tl.trans(bt), acc)
+            bt_ptrs += BK * stride_bk
+        else:
+            b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            b_ptrs += BK * stride_bk
+        a_ptrs += BK
+    c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _matmul_inputs(fa, fb, M, N, K, transposed, seed=0):
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal((M, K)) * 2).astype(FORMATS[fa])
+    b = (rng.standard_normal((K, N)) * 2).astype(FORMATS[fb])
+    stored = np.ascontiguousarray(b.T) if transposed else b
+    strides = (1, K) if transposed else (N, 1)  # (stride_bk, stride_bn)
+    return a, b, stored, strides
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
+@pytest.mark.parametrize("target", TARGETS)
+def test_fp8_dot(formats, transposed, target, monkeypatch):
+    M, N, K = 70, 50, 100  # ragged tiles and a K tail
+    a, b, stored, (sbk, sbn) = _matmul_inputs(*formats, M, N, K, transposed)
+    c = np.zeros((M, N), np.float32)
+    _run(fp8_matmul, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
+         BM=32, BN=32, BK=32, B_TRANSPOSED=transposed)  # fmt: skip
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
+SIGNATURE = "*{},*{},*fp32,i32,i32,i32,i32:16,i32,i32,i32:16"
+
+
+def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(128, 128, 64, 4), transposed=False):
+    bm, bn, bk, warps = config
+    return tilec.compile(
+        fp8_matmul,
+        signature=SIGNATURE.format(*formats),
+        constexprs={"BM": bm, "BN": bn, "BK": bk, "B_TRANSPOSED": transposed},
+        target=target,
+        num_warps=warps,
+    )
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e5"), ("fp8e4nv", "fp8e5")])
+def test_sm90a_fp8_dot_uses_warpgroup_mma(formats, transposed, monkeypatch):
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    ptx = _compile("sm_90a", formats, transposed=transposed).asm["ptx"]
+    names = {"fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+    found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k32\.f32\.(\w+)\.(\w+)", ptx))
+    assert found == {("128", names[formats[0]], names[formats[1]])}
+    assert "mma.sync" not in ptx and "cvt.f16" not in ptx  # fp8 bytes straight to the tensor cores
+    if shutil.which("ptxas"):
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        assert "cubin" in _compile("sm_90a", formats, transposed=transposed).asm
+
+
+def test_fp8_dot_elsewhere_reads_fp16(monkeypatch):
+    """Without fp8 tensor cores (sm_80, plain sm_90, 2-warp shapes wgmma cannot take) fp8 operands
+    become fp16, exactly, and take the fp16 tensor cores."""
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    for arch, config in (("sm_80", (128, 128, 64, 4)), ("sm_90", (64, 64, 32, 4)), ("sm_90a", (32, 32, 32, 2))):
+        ptx = _compile(arch, config=config).asm["ptx"]
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx, arch
+
+
+def test_amd_fp8_dot_uses_fp16_mfma():
+    pytest.importorskip("llvmlite")
+    from tilec.targets.tools import find_lld
+
+    if find_lld() is None:
+        pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
+    asm = _compile("gfx942", config=(64, 64, 32, 4)).asm["amdgcn"]
+    assert re.findall(r"v_mfma_f32_16x16x16_?f16", asm)
+
+
+def _has_gpu():
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
+def test_fp8_dot_on_gpu(formats, transposed, config):
+    import torch
+
+    torch_types = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
+    bm, bn, bk, warps = config
+    M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7
+    a, b, stored, (sbk, sbn) = _matmul_inputs(*formats, M, N, K, transposed)
+    a_t = torch.from_numpy(a.view(np.uint8)).cuda().view(torch_types[formats[0]])
+    b_t = torch.from_numpy(stored.view(np.uint8)).cuda().view(torch_types[formats[1]])
+    c = torch.full((M, N), float("nan"), device="cuda")
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    fp8_matmul[grid](a_t, b_t, c, M, N, K, K, sbk, sbn, N,
+                     BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, num_warps=warps)  # fmt: skip
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    # Hopper's fp8 MMA accumulates with fewer bits than fp32 (as Triton's default on sm_90,
+    # max_num_imprecise_acc = K): errors of ~1e-4 of the output's scale, not of each element
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=1e-2, atol=1e-3 * scale)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fp8_conversions_on_gpu_match_torch(fmt):
+    import torch
+
+    fp8 = FORMATS[fmt]
+    x = _f32_sweep(fp8)
+    y = torch.zeros(x.size, dtype=torch.uint8, device="cuda")
+    torch_type = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}[fmt]
+    to_fp8[(tilec.cdiv(x.size, 256),)](torch.from_numpy(x).cuda(), y.view(torch_type), x.size, BLOCK=256)
+    _same(y.cpu().numpy().view(fp8), _saturated(x, fp8))
