@@ -720,10 +720,11 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 def dot(
     input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
 ):
-    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given;
-    fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32. For fp32 inputs `input_precision` is "tf32" (the default,
-    as in Triton: tf32 tensor cores on NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32)
-    or "ieee" (exact fp32); `allow_tf32=False` means "ieee". `max_num_imprecise_acc` is accepted.
+    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given.
+    fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32, int8 in int32.
+    For fp32 inputs `input_precision` is "tf32" (the default, as in Triton: tf32 tensor cores on
+    NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32) or "ieee" (exact fp32);
+    `allow_tf32=False` means "ieee". `max_num_imprecise_acc` is accepted.
     """
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 2 or len(b.shape) != 2:

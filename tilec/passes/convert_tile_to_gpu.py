@@ -1345,7 +1345,9 @@ def _dot(self: _KernelLowering, op):
         return
     a, b, acc = op.operands
     if lower_fp8.fp8_format(a.type) or lower_fp8.fp8_format(b.type):
-        raise PassError("this tl.dot on fp8 fits no fp8 tensor-core instruction: run tile-lower-fp8 first", op)
+        raise PassError(
+            "this tl.dot on fp8 fits no fp8 tensor-core instruction: run tile-lower-fp8 first", op
+        )
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     a_layout = self.layout_for([m, k], tile.element_of(a.type))
     b_layout = self.layout_for([k, n], tile.element_of(b.type))

@@ -121,7 +121,9 @@ def _replace(op, value: ir.Value) -> None:
 def _splat(value, elem: ir.Type, like: ir.Type) -> ir.Value:
     """A constant of `elem` (scalar or splat tensor shaped like `like`)."""
     shape = tile.shape_of(like)
-    attr = ir.IntegerAttr.get(elem, value) if isinstance(elem, ir.IntegerType) else ir.FloatAttr.get(elem, value)
+    attr = (
+        ir.IntegerAttr.get(elem, value) if isinstance(elem, ir.IntegerType) else ir.FloatAttr.get(elem, value)
+    )
     if not shape:
         return arith.ConstantOp(elem, attr).result
     t = ir.RankedTensorType.get(shape, elem)

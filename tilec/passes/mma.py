@@ -33,6 +33,8 @@ _KINDS = {"f16": "f16", "bf16": "bf16"}
 PAD = 8  # 16-bit elements added to every shared-memory row of A and B (bank-conflict-free reads)
 TF32_K = 8  # m16n8k8 for tf32
 TF32_PAD_A, TF32_PAD_B = 4, 8  # 32-bit elements: row strides of 4 and 8 banks mod 32 (conflict-free)
+S8_K = 32  # m16n8k32 for int8
+S8_PAD = 16  # bytes added to every row of A and B: A's word reads of a warp hit 32 different banks
 
 
 def dot_signature(op) -> tuple[int, int, int, str] | None:
@@ -47,7 +49,13 @@ def dot_signature(op) -> tuple[int, int, int, str] | None:
 
 
 def mma_kind(op, num_warps: int) -> str | None:
-    """The mma operand kind ("f16", "bf16", "tf32", "tf32x3") when this tile.dot fits, else None."""
+    """The mma operand kind ("f16", "bf16", "tf32", "tf32x3", "s8") when this tile.dot fits, else None."""
+    a, b, acc = (str(tile.element_of(v.type)) for v in op.operands)
+    if a == b == "i8" and acc == "i32":
+        (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
+        if m % TILE_M or k % S8_K or n % (TILE_N * num_warps):
+            return None
+        return "s8" if padded_bytes(m, n, k, S8_PAD, S8_PAD, 1) <= SMEM_LIMIT else None
     signature = dot_signature(op)
     if signature is None:
         return None
@@ -275,6 +283,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     if kind in ("tf32", "tf32x3"):
         _lower_tf32(lowering, op, kind, smem_ptr_type, dynamic_index)
         return
+    if kind == "s8":
+        _lower_s8(lowering, op, smem_ptr_type, dynamic_index)
+        return
     i32 = ir.IntegerType.get_signless(32)
     warps = lowering.num_warps
     ops = dot_operands(lowering, op, accumulator_layout)
@@ -350,16 +361,18 @@ def _mma(kind: str, a_words, b_words, c) -> list[ir.Value]:
 
 
 def _mma_sync(shape_and_types: str, a_words, b_words, c) -> list[ir.Value]:
-    """One `mma.sync.aligned.<shape_and_types>` with 4 A words, 2 B words and 4 f32 accumulators."""
-    f32 = ir.F32Type.get()
-    result = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
+    """One `mma.sync.aligned.<shape_and_types>` with 4 A words, 2 B words and 4 accumulators (f32,
+    or i32 for the integer forms)."""
+    t = c[0].type
+    result = ir.Type.parse(f"!llvm.struct<({t}, {t}, {t}, {t})>")
     asm = (
         f"mma.sync.aligned.{shape_and_types} "
         "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
     )
-    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
+    reg = "f" if str(t) == "f32" else "r"
+    constraints = ",".join([f"={reg}"] * 4 + ["r"] * 6 + [reg] * 4)
     d = llvm.InlineAsmOp(result, [*a_words, *b_words, *c], asm, constraints).result
-    return [llvm.ExtractValueOp(f32, d, [i]).result for i in range(4)]
+    return [llvm.ExtractValueOp(t, d, [i]).result for i in range(4)]
 
 
 def _tf32_smem_bytes(m: int, n: int, k: int) -> int:
@@ -425,3 +438,54 @@ def _to_tf32(x: ir.Value) -> ir.Value:
 
 def _mma_tf32(a_words, b_words, c) -> list[ir.Value]:
     return _mma_sync("m16n8k8.row.col.f32.tf32.tf32.f32", a_words, b_words, c)
+
+
+def _lower_s8(lowering, op, smem_ptr_type, dynamic_index: int) -> None:
+    """int8 tl.dot with an i32 accumulator on `mma.sync.m16n8k32.s32.s8.s8.s32` (PTX ISA fragments,
+    g = lane / 4, t = lane % 4; each register holds four consecutive k values, the smallest lowest):
+        A   a0: (g, 4t..4t+3)   a1: (g+8, 4t..4t+3)   a2: (g, 16+4t..)   a3: (g+8, 16+4t..)
+        B   b0: (k 4t..4t+3, n g)   b1: (k 16+4t..16+4t+3, n g)
+        C   as m16n8k16"""
+    warps = lowering.num_warps
+    ops = dot_operands(lowering, op, accumulator_layout)
+    m, n, k, c_layout, c_regs = ops.m, ops.n, ops.k, ops.c_layout, list(ops.c_regs)
+    a_at, b_at = stage_padded(lowering, ops, S8_PAD, S8_PAD, smem_ptr_type, dynamic_index, 16)
+    i32 = ir.IntegerType.get_signless(32)
+    i8 = ir.IntegerType.get_signless(8)
+
+    g = arith.shrui(lowering.lane, _c(2))
+    t4 = arith.muli(arith.andi(lowering.lane, _c(3)), _c(4))
+    slot = {static: i for i, static in enumerate(c_layout.registers)}
+    n_tiles = n // (TILE_N * warps)
+    b_words = {}
+    for i in range(n_tiles):
+        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        for k0 in range(0, k, S8_K):
+            for off in (0, 16):  # B is row-major [K, N]: four rows' bytes packed into one word
+                row = arith.addi(t4, _c(k0 + off))
+                word = None
+                for j in range(4):
+                    byte = arith.extui(i32, llvm.LoadOp(i8, b_at(arith.addi(row, _c(j)), col)).result)
+                    byte = arith.shli(byte, _c(8 * j)) if j else byte
+                    word = byte if word is None else arith.ori(word, byte)
+                b_words[i, k0, off] = word
+    for tm in range(m // TILE_M):
+        row0, row1 = arith.addi(g, _c(TILE_M * tm)), arith.addi(g, _c(TILE_M * tm + 8))
+        for k0 in range(0, k, S8_K):
+            ka, kb = arith.addi(t4, _c(k0)), arith.addi(t4, _c(k0 + 16))
+            a_words = [  # four k values along a row of A are one aligned word
+                llvm.LoadOp(i32, a_at(r, c)).result
+                for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
+            ]
+            for i in range(n_tiles):
+                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                cs = _mma_sync(
+                    "m16n8k32.row.col.s32.s8.s8.s32",
+                    a_words,
+                    [b_words[i, k0, 0], b_words[i, k0, 16]],
+                    [c_regs[r] for r in regs],
+                )
+                for r, v in zip(regs, cs):
+                    c_regs[r] = v
+    lowering.smem_dirty = True
+    lowering.set_natural(op.results[0], c_layout, c_regs)

@@ -1,6 +1,7 @@
 """tl.dot on Hopper's warpgroup tensor cores (sm_90a): `wgmma.mma_async.m64nNk16` for fp16 and bf16
-inputs with an fp32 accumulator. Used by convert-tile-to-gpu when its `wgmma` option is on; dots that do
-not fit fall back to mma.sync (mma.py) or to FMAs.
+inputs with an fp32 accumulator, `m64nNk32` for fp8 (e4m3/e5m2, as bytes from tile-lower-fp8) with an
+fp32 accumulator and for int8 with an i32 one. Used by convert-tile-to-gpu when its `wgmma` option is
+on; dots that do not fit fall back to mma.sync (mma.py) or to FMAs.
 
 A warpgroup is 4 consecutive warps; one instruction computes a 64 x N block whose rows 16w..16w+15
 belong to warp w of the group, each warp holding them like mma.sync's C fragment (lane (g, t): rows g and
@@ -20,7 +21,8 @@ matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
     B  N-major (imm-trans-b = 1): core (n/8, k/8) at (n/8)*SBO + (k/8)*LBO, element (k%8)*16 + (n%8)*2
        or, for B = tl.trans(X), K-major like A from X's registers (imm-trans-b = 0)
 The strides carry 16 bytes of padding where a warp's 16-byte stores would otherwise land on one bank
-(eight lanes storing eight neighbouring core matrices of a row).
+(eight lanes storing eight neighbouring core matrices of a row). 8-bit inputs use the same cores with
+16 values per row (K-major only: a row-major B is stored transposed).
 """
 
 from __future__ import annotations
@@ -33,31 +35,35 @@ from tilec.dialects import tile
 from . import mma
 from .layouts import Blocked
 
-_KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+_KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8"}
 _FP8 = ("e4m3", "e5m2")
+_BYTE_KINDS = (*_FP8, "s8")  # k32 instructions on 8-bit values, K-major A and B only
 CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
 MAX_N = 256  # widest instruction
 STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 
 def wgmma_kind(op, num_warps: int) -> str | None:
-    """The operand types ("f16", "bf16", or "e4m3"/"e5m2" for A and B, joined by ".") when this
-    tile.dot fits warpgroup MMA, else None."""
+    """The operand types of A and B joined by "." ("f16.f16", "bf16.bf16", "e4m3.e5m2" and the other
+    fp8 pairs with an fp32 accumulator, "s8.s8" with an i32 one) when this tile.dot fits warpgroup
+    MMA, else None."""
     a, b, acc = (str(tile.element_of(v.type)) for v in op.operands)
     kind_a, kind_b = _KINDS.get(a), _KINDS.get(b)
-    if acc != "f32" or kind_a is None or kind_b is None:
+    if kind_a is None or kind_b is None or acc != ("i32" if kind_a == "s8" else "f32"):
         return None
     if kind_a != kind_b and not (kind_a in _FP8 and kind_b in _FP8):
         return None  # only the two fp8 formats mix
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-    if not fits(m, n, k, num_warps, 1 if kind_a in _FP8 else 2):
+    if kind_a == "s8" and n % 16:
+        return None  # integer instructions wider than 32 columns come in steps of 16
+    if not fits(m, n, k, num_warps, 1 if kind_a in _BYTE_KINDS else 2):
         return None
     return f"{kind_a}.{kind_b}"
 
 
 def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
     """Whole warpgroups, each with whole 64-row instructions and k-steps of 32 bytes (16 fp16 or 32
-    fp8 values), N a multiple of 8, and the staging buffers within the shared-memory limit."""
+    8-bit values), N a multiple of 8, and the staging buffers within the shared-memory limit."""
     if num_warps % 4 or m % (16 * num_warps) or k % (32 // elem_bytes) or n % 8:
         return False
     return _smem_bytes(m, n, k * elem_bytes // 2) <= mma.SMEM_LIMIT
@@ -165,19 +171,20 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of that buffer) is
     done. The loop's results are waited for right after it (`drain`).
 
-    fp8 operands (bytes, from tile-lower-fp8) use the same core matrices holding 16 values per row;
-    the instruction reads B only K-major, so a row-major B is stored transposed, byte by byte."""
+    8-bit operands (int8, and fp8 as bytes from tile-lower-fp8) use the same core matrices holding
+    16 values per row; the instruction reads B only K-major, so a row-major B is stored transposed,
+    byte by byte."""
     warps = lowering.num_warps
     b_source = transposed_b_source(op)  # B = trans(X): X's rows are B's columns, stored K-major
     m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
         lowering, op, accumulator_layout, b_source
     )
-    fp8 = kind.split(".")[0] in _FP8
-    elem_bytes = 1 if fp8 else 2
-    elem = ir.IntegerType.get_signless(8) if fp8 else tile.element_of(op.operands[0].type)
+    bytes_ = kind.split(".")[0] in _BYTE_KINDS  # fp8 (as bytes) or int8
+    elem_bytes = 1 if bytes_ else 2
+    elem = ir.IntegerType.get_signless(8) if bytes_ else tile.element_of(op.operands[0].type)
     per_row = 16 // elem_bytes  # values in one 16-byte row of a core matrix
     k16 = k * elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
-    b_k_major = b_source is not None or fp8
+    b_k_major = b_source is not None or bytes_
 
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
@@ -231,7 +238,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         core = arith.addi(
             arith.muli(arith.shrui(col, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(row, _c(3)), _c(b_lbo))
         )
-        inner = arith.addi(arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1)))
+        inner = arith.addi(
+            arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
+        )
         return byte_at(_a_bytes(m, k16), arith.addi(core, inner))
 
     mma.store_rows(lowering, a_regs, a_layout, a_at, elem, run_limit=per_row)
@@ -291,28 +300,39 @@ def _asm(text: str) -> None:
 
 
 def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: str = "") -> list[ir.Value]:
-    """An asm statement that reads and writes `values` (f32 registers, tied in/out) plus `extra` inputs."""
-    f32 = ir.F32Type.get()
+    """An asm statement that reads and writes `values` (f32 or i32 registers, tied in/out) plus
+    `extra` inputs."""
+    t = values[0].type
     count = len(values)
-    result = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * count) + ")>")
+    result = ir.Type.parse("!llvm.struct<(" + ", ".join([str(t)] * count) + ")>")
+    out_constraint = "=f" if str(t) == "f32" else "=r"
     constraints = ",".join(
-        ["=f"] * count + ([extra_constraints] if extra_constraints else []) + [str(i) for i in range(count)]
+        [out_constraint] * count
+        + ([extra_constraints] if extra_constraints else [])
+        + [str(i) for i in range(count)]
     )
     out = llvm.InlineAsmOp(result, [*extra, *values], text, constraints, has_side_effects=True).result
-    return [llvm.ExtractValueOp(f32, out, [i]).result for i in range(count)]
+    return [llvm.ExtractValueOp(t, out, [i]).result for i in range(count)]
 
 
 def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool) -> list[ir.Value]:
-    """kind "f16"/"bf16" (k16, with the transpose immediates) or "e4m3.e5m2"-style fp8 pairs (k32,
-    K-major A and B only: the instruction has no transpose immediates for them)."""
-    count = len(acc)  # width / 2 f32 registers
+    """kind "f16.f16"/"bf16.bf16" (k16, with scale and transpose immediates), an fp8 pair such as
+    "e4m3.e5m2" (k32, scale immediates only) or "s8.s8" (k32, i32 accumulator, no immediates): the
+    8-bit forms read A and B K-major only."""
+    count = len(acc)  # width / 2 accumulator registers
     d = ", ".join(f"${i}" for i in range(count))
-    a_type, b_type = kind.split(".") if "." in kind else (kind, kind)
-    shape = f"m64n{width}k32" if a_type in _FP8 else f"m64n{width}k16"
-    transposes = "" if a_type in _FP8 else f", 0, {int(b_n_major)}"
+    a_type, b_type = kind.split(".")
+    shape = f"m64n{width}k32" if a_type in _BYTE_KINDS else f"m64n{width}k16"
+    accumulator = "s32" if a_type == "s8" else "f32"
+    if a_type == "s8":
+        immediates = ""
+    elif a_type in _FP8:
+        immediates = ", 1, 1"
+    else:
+        immediates = f", 1, 1, 0, {int(b_n_major)}"
     text = (
         "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 2) + ", 0; "
-        f"wgmma.mma_async.sync.aligned.{shape}.f32.{a_type}.{b_type} "
-        f"{{{d}}}, ${count}, ${count + 1}, p, 1, 1{transposes}; }}"
+        f"wgmma.mma_async.sync.aligned.{shape}.{accumulator}.{a_type}.{b_type} "
+        f"{{{d}}}, ${count}, ${count + 1}, p{immediates}; }}"
     )
     return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(1)), extra_constraints="l,l,r")

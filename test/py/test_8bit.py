@@ -1,7 +1,8 @@
-"""fp8 (tl.float8e4nv = OCP e4m3fn, tl.float8e5 = OCP e5m2): conversions bit-exact against ml_dtypes
-(round to nearest even, saturating like NVIDIA's cvt.rn.satfinite) on the interpreter and the CPU
-target, arithmetic in fp32, tl.dot on fp8 everywhere (sm_90a warpgroup MMA on fp8, fp16 tensor cores
-elsewhere), and results against torch on a GPU."""
+"""8-bit inputs. fp8 (tl.float8e4nv = OCP e4m3fn, tl.float8e5 = OCP e5m2): conversions bit-exact
+against ml_dtypes (round to nearest even, saturating like NVIDIA's cvt.rn.satfinite) on the
+interpreter and the CPU target, arithmetic in fp32, tl.dot on fp8 everywhere (sm_90a warpgroup MMA on
+fp8, fp16 tensor cores elsewhere). int8 tl.dot with an int32 accumulator (sm_90a warpgroup MMA,
+mma.sync m16n8k32 on sm_80+). Results against NumPy on a GPU."""
 
 from __future__ import annotations
 
@@ -139,9 +140,10 @@ def test_fp8_promotion_rules():
 
 
 @tilec.jit
-def fp8_matmul(
+def matmul_8bit(
     a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_bn, stride_cm,
     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, B_TRANSPOSED: tl.constexpr,
+    ACC: tl.constexpr = tl.float32,
 ):  # fmt: skip
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
     rm = pid_m * BM + tl.arange(0, BM)
@@ -152,15 +154,15 @@ def fp8_matmul(
         bt_ptrs = b_ptr + rn[:, None] * stride_bn + rk[None, :] * stride_bk
     else:
         b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    acc = tl.zeros((BM, BN), dtype=ACC)
     for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0)
         if B_TRANSPOSED:
-            bt = tl.load(bt_ptrs, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0.0)
+            bt = tl.load(bt_ptrs, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0)
             acc = tl.dot(a, tl.trans(bt), acc)
             bt_ptrs += BK * stride_bk
         else:
-            b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+            b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0)
             acc = tl.dot(a, b, acc)
             b_ptrs += BK * stride_bk
         a_ptrs += BK
@@ -184,7 +186,7 @@ def test_fp8_dot(formats, transposed, target, monkeypatch):
     M, N, K = 70, 50, 100  # ragged tiles and a K tail
     a, b, stored, (sbk, sbn) = _matmul_inputs(*formats, M, N, K, transposed)
     c = np.zeros((M, N), np.float32)
-    _run(fp8_matmul, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
+    _run(matmul_8bit, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
          BM=32, BN=32, BK=32, B_TRANSPOSED=transposed)  # fmt: skip
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
 
@@ -194,10 +196,17 @@ SIGNATURE = "*{},*{},*fp32,i32,i32,i32,i32:16,i32,i32,i32:16"
 
 def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(128, 128, 64, 4), transposed=False):
     bm, bn, bk, warps = config
+    integer = formats[0] == "i8"
     return tilec.compile(
-        fp8_matmul,
-        signature=SIGNATURE.format(*formats),
-        constexprs={"BM": bm, "BN": bn, "BK": bk, "B_TRANSPOSED": transposed},
+        matmul_8bit,
+        signature=SIGNATURE.format(*formats).replace("*fp32", "*i32" if integer else "*fp32"),
+        constexprs={
+            "BM": bm,
+            "BN": bn,
+            "BK": bk,
+            "B_TRANSPOSED": transposed,
+            "ACC": tl.int32 if integer else tl.float32,
+        },  # fmt: skip
         target=target,
         num_warps=warps,
     )
@@ -221,7 +230,11 @@ def test_fp8_dot_elsewhere_reads_fp16(monkeypatch):
     """Without fp8 tensor cores (sm_80, plain sm_90, 2-warp shapes wgmma cannot take) fp8 operands
     become fp16, exactly, and take the fp16 tensor cores."""
     monkeypatch.setenv("TILEC_NO_PTXAS", "1")
-    for arch, config in (("sm_80", (128, 128, 64, 4)), ("sm_90", (64, 64, 32, 4)), ("sm_90a", (32, 32, 32, 2))):
+    for arch, config in (
+        ("sm_80", (128, 128, 64, 4)),
+        ("sm_90", (64, 64, 32, 4)),
+        ("sm_90a", (32, 32, 32, 2)),
+    ):
         ptx = _compile(arch, config=config).asm["ptx"]
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx, arch
 
@@ -261,7 +274,7 @@ def test_fp8_dot_on_gpu(formats, transposed, config):
     b_t = torch.from_numpy(stored.view(np.uint8)).cuda().view(torch_types[formats[1]])
     c = torch.full((M, N), float("nan"), device="cuda")
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
-    fp8_matmul[grid](a_t, b_t, c, M, N, K, K, sbk, sbn, N,
+    matmul_8bit[grid](a_t, b_t, c, M, N, K, K, sbk, sbn, N,
                      BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, num_warps=warps)  # fmt: skip
     expected = a.astype(np.float64) @ b.astype(np.float64)
     # Hopper's fp8 MMA accumulates with fewer bits than fp32 (as Triton's default on sm_90,
@@ -282,3 +295,54 @@ def test_fp8_conversions_on_gpu_match_torch(fmt):
     torch_type = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}[fmt]
     to_fp8[(tilec.cdiv(x.size, 256),)](torch.from_numpy(x).cuda(), y.view(torch_type), x.size, BLOCK=256)
     _same(y.cpu().numpy().view(fp8), _saturated(x, fp8))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("target", TARGETS)
+def test_int8_dot_accumulates_exactly_in_int32(transposed, target, monkeypatch):
+    M, N, K = 70, 50, 100
+    rng = np.random.default_rng(2)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    stored, (sbk, sbn) = (np.ascontiguousarray(b.T), (1, K)) if transposed else (b, (N, 1))
+    c = np.zeros((M, N), np.int32)
+    _run(matmul_8bit, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
+         BM=32, BN=32, BK=32, B_TRANSPOSED=transposed, ACC=tl.int32)  # fmt: skip
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_int8_dot_uses_integer_tensor_cores(transposed, monkeypatch):
+    """sm_90a: wgmma ...k32.s32.s8.s8; sm_80 and shapes wgmma cannot take: mma.sync m16n8k32."""
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    ptx = _compile("sm_90a", ("i8", "i8"), transposed=transposed).asm["ptx"]
+    assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k32\.s32\.s8\.s8)", ptx)) == {
+        "m64n128k32.s32.s8.s8"
+    }
+    for arch, config in (("sm_80", (64, 64, 64, 4)), ("sm_90a", (32, 32, 32, 2))):
+        ptx = _compile(arch, ("i8", "i8"), config=config, transposed=transposed).asm["ptx"]
+        assert "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" in ptx and "wgmma" not in ptx, arch
+    if shutil.which("ptxas"):
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        assert "cubin" in _compile("sm_90a", ("i8", "i8"), transposed=transposed).asm
+        assert "cubin" in _compile("sm_80", ("i8", "i8"), config=(64, 64, 64, 4)).asm
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_int8_dot_on_gpu(transposed, config):
+    import torch
+
+    bm, bn, bk, warps = config
+    M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    stored, (sbk, sbn) = (np.ascontiguousarray(b.T), (1, K)) if transposed else (b, (N, 1))
+    c = torch.full((M, N), -1, device="cuda", dtype=torch.int32)
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    matmul_8bit[grid](torch.from_numpy(a).cuda(), torch.from_numpy(stored).cuda(), c, M, N, K, K, sbk, sbn, N,
+                     BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, ACC=tl.int32, num_warps=warps)  # fmt: skip
+    np.testing.assert_array_equal(c.cpu().numpy(), a.astype(np.int64) @ b.astype(np.int64))
