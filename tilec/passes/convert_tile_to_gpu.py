@@ -140,6 +140,7 @@ class _KernelLowering:
         self.wgmma = False  # set by the pass: tl.dot may use warpgroup tensor cores (sm_90a)
         self.mfma = False  # set by the pass: tl.dot may use AMD matrix cores
         self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
+        self.load_layouts: dict = {}  # load result -> column-major layout (contiguous along dim 0 only)
         self.axis = AxisAnalysis()
         self.scalars: dict = {}  # old scalar value -> new value
         self.natural: dict = {}  # old tensor value -> (layout, registers)
@@ -171,6 +172,40 @@ class _KernelLowering:
 
         self.fn.walk(visit)
         return widths
+
+    def _plan_load_layouts(self):
+        """2-D loads whose addresses are contiguous along dim 0 only (a column-major operand, such as
+        `b.T` given through strides) load in a column-major layout: vectors along dim 0 instead of
+        one element per access. Loop-carried copies of them (prefetched loads) keep that layout."""
+
+        def visit(op):
+            op = op.operation if hasattr(op, "operation") else op
+            if op.name == "tile.load" and len(tile.shape_of(op.results[0].type)) == 2:
+                info = self.axis.get(op.operands[0])
+                if info.contiguity[0] > 1 and info.contiguity[1] == 1:
+                    shape = tile.shape_of(op.results[0].type)
+                    vector = 16 // _bytes(_scalar_type(op.results[0].type))
+                    layout = default_blocked(shape, self.num_warps, self.warp_size, vector, order=(0, 1))
+                    self.load_layouts[op.results[0]] = layout
+                    self._carry_pointers_in(op.operands[0], layout)
+            return ir.WalkResult.ADVANCE
+
+        self.fn.walk(visit)
+
+    def _carry_pointers_in(self, ptr: ir.Value, layout) -> None:
+        """A loop-carried pointer tensor the load advances (`b_ptrs += BK`) is carried in the load's
+        layout too: converting it every iteration would cost more than the load."""
+        for _ in range(8):
+            owner = ptr.owner
+            if isinstance(owner, ir.Block):
+                loop = owner.owner
+                if loop is not None and loop.name == "scf.for" and ir.BlockArgument(ptr).arg_number > 0:
+                    self.load_layouts[loop.operands[3 + ir.BlockArgument(ptr).arg_number - 1]] = layout
+                return
+            op = owner.operation if hasattr(owner, "operation") else owner
+            if op.name != "tile.addptr":
+                return
+            ptr = op.operands[0]
 
     def layout_for(self, shape, element=None) -> Blocked:
         shape = tuple(shape)
@@ -223,6 +258,7 @@ class _KernelLowering:
             self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
             if self.mma or self.wgmma or self.mfma:
                 self.preferred = mma.plan_layouts(block, self.accumulator_layout)
+            self._plan_load_layouts()
             self.lower_block(block)
             gpu.ReturnOp([])
         self.prologue_end.erase()
@@ -854,7 +890,7 @@ def _load(self: _KernelLowering, op):
         o = [self.scalar(other)] if other is not None else None
         self.scalars[op.results[0]] = _vector_load(p, m, o, elem, 1, volatile)[0]
         return
-    layout = self.layout_for(tile.shape_of(res_t), elem)
+    layout = self.load_layouts.get(op.results[0]) or self.layout_for(tile.shape_of(res_t), elem)
     ptrs = self.regs(ptr, layout)
     masks = self.regs(mask, layout) if mask is not None else None
     others = self.regs(other, layout) if other is not None else None
@@ -1131,7 +1167,11 @@ def _flatten(self, values, layouts):
 
 def _carried_layouts(self, values):
     return [
-        (self.preferred.get(v) or self.layout_for(tile.shape_of(v.type), tile.element_of(v.type)))
+        (
+            self.preferred.get(v)
+            or self.load_layouts.get(v)
+            or self.layout_for(tile.shape_of(v.type), tile.element_of(v.type))
+        )
         if tile.shape_of(v.type)
         else None
         for v in values

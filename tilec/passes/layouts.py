@@ -131,29 +131,31 @@ class Slice:
         return f"#slice<dim={self.dim}, parent={self.parent}>"
 
 
-def default_blocked(shape, num_warps: int, warp_size: int, vector: int) -> Blocked:
-    """A coalesced layout for `shape`: `vector` consecutive elements per thread along the last dim,
-    lanes then warps spread from the last dimension (lanes) and the first (warps)."""
+def default_blocked(shape, num_warps: int, warp_size: int, vector: int, order=None) -> Blocked:
+    """A coalesced layout for `shape`: `vector` consecutive elements per thread along the fastest dim
+    (`order[0]`; the last dim unless `order` says otherwise), lanes spread from the fastest dimension
+    and warps from the slowest."""
     rank = len(shape)
-    order = tuple(range(rank - 1, -1, -1))
+    order = tuple(order) if order is not None else tuple(range(rank - 1, -1, -1))
     threads = num_warps * warp_size
     numel = 1
     for s in shape:
         numel *= s
+    fastest = order[0]
     spt = [1] * rank
-    spt[-1] = max(1, min(vector, shape[-1], max(1, numel // threads)))
+    spt[fastest] = max(1, min(vector, shape[fastest], max(1, numel // threads)))
     tpw = [1] * rank
     lanes = warp_size
     for d in order:  # fastest dimension first
         take = min(lanes, max(1, shape[d] // spt[d]))
         tpw[d] = take
         lanes //= take
-    tpw[order[0]] *= lanes  # leftover lanes replicate along the fastest dimension
+    tpw[fastest] *= lanes  # leftover lanes replicate along the fastest dimension
     wpc = [1] * rank
     warps = num_warps
-    for d in range(rank):  # slowest dimension first
+    for d in reversed(order):  # slowest dimension first
         take = min(warps, max(1, shape[d] // (spt[d] * tpw[d])))
         wpc[d] = take
         warps //= take
-    wpc[0] *= warps
+    wpc[order[-1]] *= warps
     return Blocked(tuple(shape), tuple(spt), tuple(tpw), tuple(wpc), order)

@@ -256,20 +256,21 @@ class DotOperands(NamedTuple):
     c_regs: list
 
 
-def dot_operands(lowering, op, accumulator_layout_of, b_source=None) -> DotOperands:
+def dot_operands(lowering, op, accumulator_layout_of, b_source=None, b_layout=None) -> DotOperands:
     """The registers of a tensor-core tile.dot's operands, shared by every tensor-core lowering: A in
     the layout of the accumulator it is computed from (attention's p) when it is, else the default
-    layout; B in the default layout (of `b_source` [N, K] instead, when the lowering reads B = trans(X)
-    from X); the accumulator in the lowering's `accumulator_layout_of(m, n, num_warps)`."""
+    layout; B in `b_layout` when given, else the default layout (of `b_source` [N, K] instead, when
+    the lowering reads B = trans(X) from X); the accumulator in the lowering's
+    `accumulator_layout_of(m, n, num_warps)`."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     elem = tile.element_of(a.type)
     c_layout = accumulator_layout_of(m, n, lowering.num_warps)
     a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], elem)
-    if b_source is None:
-        b_layout = lowering.layout_for([k, n], elem)
-    else:
+    if b_source is not None:
         b, b_layout = b_source, lowering.layout_for([n, k], elem)
+    elif b_layout is None:
+        b_layout = lowering.layout_for([k, n], elem)
     return DotOperands(
         m, n, k, elem,
         a_layout, lowering.regs(a, a_layout),
@@ -327,21 +328,26 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     lowering.set_natural(op.results[0], c_layout, c_regs)
 
 
-def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8) -> None:
-    """Stores a 2-D tensor's 16-bit registers into shared memory at `address(row, col)`, as vectors
-    wherever a thread's registers are consecutive along the row (at most `run_limit` elements, aligned
-    to their size: the caller's layout keeps every aligned run of that many elements contiguous)."""
+def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8, axis: int = 1) -> None:
+    """Stores a 2-D tensor's registers into shared memory at `address(row, col)`, as vectors wherever
+    a thread's registers are consecutive along `axis` (the row by default; at most `run_limit`
+    elements, aligned to their size: the caller's layout keeps every aligned run of that many elements
+    contiguous in shared memory)."""
     coords = lowering.coords(layout)
     statics = layout.registers
-    width = min(layout.size_per_thread[1], run_limit)
+    width = min(layout.size_per_thread[axis], run_limit)
+
+    def step(static, run):
+        return tuple(x + run if d == axis else x for d, x in enumerate(static))
+
     j = 0
     while j < len(regs):
         run = 1
         while (
             run < width
             and j + run < len(regs)
-            and statics[j + run] == (statics[j][0], statics[j][1] + run)
-            and (statics[j][1] % width) == 0
+            and statics[j + run] == step(statics[j], run)
+            and (statics[j][axis] % width) == 0
         ):
             run += 1
         row, col = coords[j]

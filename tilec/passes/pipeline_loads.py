@@ -1,15 +1,18 @@
-"""tile-pipeline-loads: in a loop, issue the loads of the next iteration before this iteration computes.
+"""tile-pipeline-loads: in a loop, issue the loads of later iterations before this iteration computes.
 
     for k: a = load(p(k)); acc = dot(a, b, acc); p' = p + step
       =>  a0 = load(p(lb))
           for k (a = a0): a_next = load(p'(k+1), mask & k+1 < ub); acc = dot(a, b, acc); yield a_next
 
 The loads' global-memory latency then overlaps the previous iteration's compute (a two-stage register
-pipeline: what `num_stages >= 2` asks for). A load qualifies when it sits directly in the loop body and
-everything it reads is computed by pure ops from the induction variable, loop-carried values and values
-from outside the loop; the next iteration's carried values it needs are recomputed from their (pure)
-yielded expressions. Loops that write memory are left alone (a prefetched read must not pass a write),
-and so are loops with nested control flow. The prefetch past the last iteration is masked off.
+pipeline: what `num_stages >= 2` asks for). With `depth=D` the loads run D iterations ahead (D tiles
+in flight per load, each carried in registers; on an H200 depth 2 made matmuls slower, from register
+pressure, so the NVIDIA pipeline uses depth 1). A load qualifies when it sits directly in the loop
+body and everything it reads is computed by pure ops from the induction variable, loop-carried values
+and values from outside the loop; the later iterations' carried values it needs are recomputed from
+their (pure) yielded expressions. Loops that write memory are left alone (a prefetched read must not
+pass a write), and so are loops with nested control flow. Prefetches past the last iteration are
+masked off.
 """
 
 from __future__ import annotations
@@ -33,8 +36,11 @@ class PipelineLoadsPass(TilePass):
     """Prefetch the next iteration's tile.load results through loop-carried values (scf.for)."""
 
     name: ClassVar[str] = "tile-pipeline-loads"
+    depth: int = 1  # iterations ahead
 
     def run(self, module: ir.Module) -> None:
+        if self.depth < 1:
+            raise ValueError(f"tile-pipeline-loads depth must be >= 1, got {self.depth}")
         loops = []
 
         def collect(op):
@@ -45,10 +51,10 @@ class PipelineLoadsPass(TilePass):
 
         module.operation.walk(collect)
         for loop in loops:
-            _pipeline(loop)
+            _pipeline(loop, self.depth)
 
 
-def _pipeline(loop: ir.Operation) -> None:
+def _pipeline(loop: ir.Operation, depth: int) -> None:
     body = loop.regions[0].blocks[0]
     ops = [op.operation for op in body.operations]
     if any(op.regions and op.name not in _REGION_OPS_ALLOWED for op in ops):
@@ -102,27 +108,41 @@ def _pipeline(loop: ir.Operation) -> None:
 
     lb, ub, step = list(loop.operands)[:3]
     inits = list(loop.operands)[3:]
+
+    def later(cloner: _Cloner, iv_value) -> _Cloner:
+        """A cloner for the iteration after `cloner`'s (induction variable `iv_value`): its carried
+        values are the yielded expressions of `cloner`'s iteration."""
+        nxt = _Cloner(in_body, {iv: iv_value})
+        for j in sorted(needed):
+            nxt.mapping[carried[j]] = cloner.value(yielded[j])
+        return nxt
+
     with loop.location, ir.InsertionPoint(loop):
-        first = _Cloner(in_body, {iv: lb, **dict(zip(carried, inits))})
-        guard = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
-        prefetched = [_guarded_load(op, first, guard) for op in loads]
+        # the first `depth` iterations' loads, before the loop
+        prefetched = []
+        stage = _Cloner(in_body, {iv: lb, **dict(zip(carried, inits))})
+        for d in range(depth):
+            if d:
+                stage = later(stage, arith.addi(stage.mapping[iv], step))
+            guard = arith.cmpi(arith.CmpIPredicate.slt, stage.mapping[iv], ub)
+            prefetched.extend(_guarded_load(op, stage, guard) for op in loads)
         new_loop = scf.ForOp(lb, ub, step, inits + prefetched)
     with loop.location, ir.InsertionPoint(new_loop.body):
         args = list(new_loop.inner_iter_args)
         now = _Cloner(in_body, {iv: new_loop.induction_variable, **dict(zip(carried, args))})
-        next_iv = arith.addi(new_loop.induction_variable, step)
-        ahead = _Cloner(in_body, {iv: next_iv})
-        for j in sorted(needed):
-            ahead.mapping[carried[j]] = now.value(yielded[j])
-        guard = arith.cmpi(arith.CmpIPredicate.slt, next_iv, ub)
+        ahead = now
+        for _ in range(depth):
+            ahead = later(ahead, arith.addi(ahead.mapping[iv], step))
+        guard = arith.cmpi(arith.CmpIPredicate.slt, ahead.mapping[iv], ub)
         next_values = [_guarded_load(op, ahead, guard) for op in loads]
-        for op, arg in zip(loads, args[len(inits) :]):
+        in_flight = args[len(inits) :]  # depth groups of len(loads), the oldest (this iteration's) first
+        for op, arg in zip(loads, in_flight):
             now.mapping[op.results[0]] = arg
         for op in ops[:-1]:
             already = op.results and all(r in now.mapping for r in op.results)
             if op not in loads and not already:
                 now.op(op)
-        scf.YieldOp([now.value(v) for v in yielded] + next_values)
+        scf.YieldOp([now.value(v) for v in yielded] + in_flight[len(loads) :] + next_values)
     for old, new in zip(loop.results, new_loop.results):
         old.replace_all_uses_with(new)
     loop.erase()

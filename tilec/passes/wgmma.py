@@ -107,6 +107,20 @@ def transposed_b_source_of(b):
     return op.operands[0]
 
 
+def _column_major_layout(lowering, b):
+    """The layout `b` was loaded in when that is column-major (contiguous along K), else None; an
+    fp8 operand is seen through its bitcast from bytes."""
+    owner = b.owner
+    if not isinstance(owner, ir.Block):
+        op = owner.operation if hasattr(owner, "operation") else owner
+        if op.name == "arith.bitcast":
+            b = op.operands[0]
+    natural = lowering.natural.get(b)
+    if natural is None or not isinstance(natural[0], Blocked) or tuple(natural[0].order) != (0, 1):
+        return None
+    return natural[0]
+
+
 def _a_bytes(m: int, k: int) -> int:
     return (m // 8) * _a_strides(k)[1]
 
@@ -176,15 +190,18 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     byte by byte."""
     warps = lowering.num_warps
     b_source = transposed_b_source(op)  # B = trans(X): X's rows are B's columns, stored K-major
+    # B loaded column-major (contiguous along K, e.g. `b.T` through strides): kept in that layout,
+    # stored K-major with vector stores along K
+    b_column = None if b_source is not None else _column_major_layout(lowering, op.operands[1])
     m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
-        lowering, op, accumulator_layout, b_source
+        lowering, op, accumulator_layout, b_source, b_column
     )
     bytes_ = kind.split(".")[0] in _BYTE_KINDS  # fp8 (as bytes) or int8
     elem_bytes = 1 if bytes_ else 2
     elem = ir.IntegerType.get_signless(8) if bytes_ else tile.element_of(op.operands[0].type)
     per_row = 16 // elem_bytes  # values in one 16-byte row of a core matrix
     k16 = k * elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
-    b_k_major = b_source is not None or bytes_
+    b_k_major = b_source is not None or bytes_ or b_column is not None
 
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
@@ -244,8 +261,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         return byte_at(_a_bytes(m, k16), arith.addi(core, inner))
 
     mma.store_rows(lowering, a_regs, a_layout, a_at, elem, run_limit=per_row)
-    transposing = b_k_major and b_source is None  # consecutive n are 16 bytes apart: one byte each
-    mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
+    if b_column is not None:  # runs along K, contiguous in K-major cores
+        mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=per_row, axis=0)
+    else:  # a row-major B stored K-major: consecutive n are 16 bytes apart, one value each
+        transposing = b_k_major and b_source is None
+        mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
     # visible to it, then wait for every thread's stores.
     _asm("fence.proxy.async.shared::cta;")

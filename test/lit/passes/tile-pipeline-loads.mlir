@@ -1,4 +1,5 @@
 // RUN: tilec-opt %s --split-input-file -p tile-pipeline-loads | FileCheck %s
+// RUN: tilec-opt %s --split-input-file -p 'tile-pipeline-loads{depth=2}' | FileCheck %s --check-prefix=DEPTH2
 
 // A load through a loop-carried pointer: the first iteration's load moves before the loop, each
 // iteration loads the next one's values (masked off past the end) before using the prefetched ones.
@@ -14,6 +15,14 @@
 // CHECK: %[[NEXT:.*]] = "tile.load"(%[[NEXT_P]], %[[NEXT_MASK]])
 // CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[CUR]]
 // CHECK: scf.yield %[[SUM]], %{{.*}}, %[[NEXT]]
+// Two iterations ahead: two prologue loads, two tiles carried, the oldest used and the newer moved up.
+// DEPTH2-LABEL: func.func @sum_rows
+// DEPTH2: %[[L0:.*]] = "tile.load"
+// DEPTH2: %[[L1:.*]] = "tile.load"
+// DEPTH2: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[L0]], %[[NEXT:.*]] = %[[L1]])
+// DEPTH2: %[[LATER:.*]] = "tile.load"
+// DEPTH2: %[[SUM:.*]] = arith.addf %[[ACC]], %[[CUR]]
+// DEPTH2: scf.yield %[[SUM]], %{{.*}}, %[[NEXT]], %[[LATER]]
 func.func @sum_rows(%x: !tile.ptr<f32>, %n: i32) -> tensor<64xf32> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
