@@ -73,12 +73,18 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
     # fp32 inputs run on tf32 tensor cores (Triton's and tilec's default input_precision); cuBLAS is
     # allowed tf32 too, so all three do the same arithmetic.
     torch.backends.cuda.matmul.allow_tf32 = True
-    cases = [(torch.float16, "fp16", shapes), (torch.bfloat16, "bf16", shapes)]
-    cases.append((torch.float32, "fp32", [(4096, 4096, 4096)]))
-    for dtype, dname, dtype_shapes in cases:
+    cases = [(torch.float16, "fp16", shapes, False), (torch.bfloat16, "bf16", shapes, False)]
+    cases.append((torch.float32, "fp32", [(4096, 4096, 4096)], False))
+    # B column-major (a transposed view, as x @ W.T with W [N, K]): loads vectorized along K
+    cases.append((torch.float16, "fp16 B col-major", [(4096, 4096, 4096)], True))
+    for dtype, dname, dtype_shapes, b_column in cases:
         for M, N, K in dtype_shapes:
             a = torch.randn(M, K, device="cuda", dtype=dtype)
-            b = torch.randn(K, N, device="cuda", dtype=dtype)
+            b = (
+                torch.randn(N, K, device="cuda", dtype=dtype).T
+                if b_column
+                else torch.randn(K, N, device="cuda", dtype=dtype)
+            )
             c = torch.empty(M, N, device="cuda", dtype=dtype)
             ref = a @ b
             flops = 2 * M * N * K

@@ -90,6 +90,11 @@ def calls_python_function(x_ptr):
     tl.store(x_ptr, np.sin(tl.load(x_ptr)))
 
 
+@tilec.jit
+def fp8_atomic(x_ptr):
+    tl.atomic_add(x_ptr, 1.0)
+
+
 CASES = [
     (block_from_argument, {}, "offs = tl.arange(0, n)", "must be a compile-time constant"),
     (
@@ -139,6 +144,34 @@ def test_wrong_argument_type_is_a_type_error(monkeypatch):
         fine[(1,)](np.zeros(4, np.float32), "four", BLOCK=16)
     assert f"{HERE}:{line_of(fine, 'def fine')}" in str(info.value)
     assert "argument 'n' has unsupported type str" in str(info.value)
+
+
+def test_fp8_atomics_are_rejected_on_every_target(monkeypatch):
+    import ml_dtypes
+
+    for target in ("interpreter", "cpu"):
+        monkeypatch.setenv("TILEC_TARGET", target)
+        with pytest.raises(tilec.CompilationError) as info:
+            fp8_atomic[(1,)](np.zeros(4, ml_dtypes.float8_e4m3fn))
+        message = str(info.value)
+        assert message.startswith(f"{HERE}:{line_of(fp8_atomic, 'tl.atomic_add(')}:"), message
+        assert "tl.atomic_add does not support fp8 pointees" in message
+
+
+def test_numpy_fp8_scalar_is_not_an_array(monkeypatch):
+    import ml_dtypes
+
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(TypeError, match="argument 'n' has unsupported type float8_e4m3fn"):
+        fine[(1,)](np.zeros(4, np.float32), ml_dtypes.float8_e4m3fn(2.0), BLOCK=16)
+
+
+def test_kernel_without_source_file_explains(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    namespace = {"tilec": tilec, "tl": tl}
+    exec("@tilec.jit\ndef made_by_exec(x_ptr):\n    tl.store(x_ptr, 1.0)\n", namespace)
+    with pytest.raises(ValueError, match="cannot read the source of kernel 'made_by_exec'"):
+        namespace["made_by_exec"][(1,)](np.zeros(4, np.float32))
 
 
 def test_unsupported_array_dtype(monkeypatch):

@@ -225,9 +225,15 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     )
 
 
+def _no_fp8_atomics(elem, name):
+    if elem.is_fp8():
+        raise SemanticError(f"tl.{name} does not support fp8 pointees ({elem}); no GPU has fp8 atomics")
+
+
 def _atomic(kind_for, pointer, val, mask, sem, scope, name):
     ptr = _check_ptr(pointer, f"tl.{name}")
     elem = ptr.dtype.element_ty
+    _no_fp8_atomics(elem, name)
     val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
     mask_t = _mask_for(ptr, mask)
     kind = kind_for(elem)
@@ -305,6 +311,7 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Atomic compare-and-swap: where the value equals `cmp` it becomes `val`; returns the previous values."""
     ptr = _check_ptr(pointer, "tl.atomic_cas")
     elem = ptr.dtype.element_ty
+    _no_fp8_atomics(elem, "atomic_cas")
     cmp = semantic.broadcast_to(semantic.cast(to_tensor(cmp, elem), elem), ptr.shape)
     val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
     h = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=sem or "acq_rel", scope=scope or "gpu")

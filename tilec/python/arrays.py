@@ -50,6 +50,8 @@ def _torch_dtype(t) -> core.dtype:
 
 def describe(value) -> ArrayInfo | None:
     """ArrayInfo for an array-like argument, or None when `value` is not one."""
+    if isinstance(value, np.generic):
+        return None  # a NumPy scalar (it has an __array_interface__ too) is a scalar argument
     if isinstance(value, np.ndarray):
         return ArrayInfo(core.dtype_from_numpy(value.dtype), value.__array_interface__["data"][0], "cpu")
     module = type(value).__module__

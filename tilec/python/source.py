@@ -20,7 +20,13 @@ class SourceInfo:
 
     def __init__(self, fn):
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        lines, first = inspect.getsourcelines(fn)
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except OSError:
+            raise ValueError(
+                f"cannot read the source of kernel '{fn.__name__}': tilec compiles a kernel from its "
+                "source, so define it in a .py file (not in `python -c`, exec or an interactive prompt)"
+            ) from None
         source = "".join(lines)
         dedented = textwrap.dedent(source)
         self.col_offset = len(lines[0]) - len(lines[0].lstrip())
