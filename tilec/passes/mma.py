@@ -1,5 +1,6 @@
 """tl.dot on NVIDIA tensor cores (sm_80 and newer): `mma.sync.aligned.m16n8k16` for fp16 and bf16
-inputs with an fp32 accumulator. Used by convert-tile-to-gpu when its `mma` option is on.
+inputs with an fp32 accumulator (also `m16n8k8` tf32 for fp32 inputs and `m16n8k32` for int8 with an
+i32 accumulator, below). Used by convert-tile-to-gpu when its `mma` option is on.
 
 The accumulator lives in registers in a blocked layout that *is* the instruction's C fragment layout
 (`accumulator_layout`: 1x2 elements per thread, 8x4 lanes, the warps side by side along N), so a
