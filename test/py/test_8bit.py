@@ -394,3 +394,64 @@ def test_fp16_b_layouts_on_gpu(layout, config):
                       BM=bm, BN=bn, BK=bk, B_TRANSPOSED=transposed, num_warps=warps)  # fmt: skip
     expected = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=1e-3, atol=1e-2)
+
+
+@tilec.jit
+def fp8_matmul_bt(
+    a_ptr, bt_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, IMPRECISE: tl.constexpr
+):
+    """C [BM, BN] = A [BM, K] @ Bt[BN, K]^T, one program, K a multiple of BK."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    bt_ptrs = bt_ptr + rn[:, None] * K + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc = tl.dot(tl.load(a_ptrs), tl.trans(tl.load(bt_ptrs)), acc, max_num_imprecise_acc=IMPRECISE)
+        a_ptrs += BK
+        bt_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("imprecise,groups", [(None, 0), (0, 4), (64, 2), (128, 1), (256, 0)])
+def test_max_num_imprecise_acc_adds_partial_sums_in_fp32(imprecise, groups):
+    """max_num_imprecise_acc <= the dot's K (128 here, 4 instructions of k32): each group of that
+    many K values is summed from zero by the tensor core, then added to the accumulator in fp32."""
+    compiled = tilec.compile(
+        fp8_matmul_bt,
+        signature="*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16",
+        constexprs={"BM": 64, "BN": 64, "BK": 128, "IMPRECISE": imprecise},
+        target="sm_90a",
+        num_warps=4,
+    )
+    ptx = compiled.asm["ptx"]
+    per_thread = 64 * 64 // 128
+    assert ptx.count("wgmma.mma_async") == 4
+    assert len(re.findall(r"\badd\.(rn\.)?f32", ptx)) == groups * per_thread
+    # not promoted: pipelined across the loop (waits for the previous iteration's MMA only)
+    assert ("wgmma.wait_group.sync.aligned 1" in ptx) == (groups == 0)
+    if shutil.which("ptxas"):
+        assert "cubin" in compiled.asm
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+def test_max_num_imprecise_acc_on_gpu():
+    import torch
+
+    K = 8192
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((64, K)) * 2).astype(ml_dtypes.float8_e4m3fn)
+    bt = (rng.standard_normal((64, K)) * 2).astype(ml_dtypes.float8_e4m3fn)
+    expected = a.astype(np.float64) @ bt.astype(np.float64).T
+    errors = {}
+    for imprecise in (None, 32):
+        c = torch.zeros((64, 64), device="cuda")
+        fp8_matmul_bt[(1,)](
+            torch.from_numpy(a.view(np.uint8)).cuda().view(torch.float8_e4m3fn),
+            torch.from_numpy(bt.view(np.uint8)).cuda().view(torch.float8_e4m3fn),
+            c, K, BM=64, BN=64, BK=128, IMPRECISE=imprecise, num_warps=4,
+        )  # fmt: skip
+        errors[imprecise] = np.abs(c.cpu().numpy() - expected).max()
+    scale = np.abs(expected).max()
+    assert errors[32] < 1e-5 * scale, (errors, scale)  # fp32 accumulation
+    assert errors[None] < 1e-2 * scale, (errors, scale)  # the tensor core's own precision

@@ -515,6 +515,8 @@ def _v_dot(op):
     prec = _str_attr(op, "input_precision", "ieee")
     if prec not in _PRECISIONS:
         _fail(op, f"input_precision '{prec}' is not one of {sorted(_PRECISIONS)}")
+    if "max_num_imprecise_acc" in op.attributes and _int_attr(op, "max_num_imprecise_acc") < 0:
+        _fail(op, "max_num_imprecise_acc must be >= 0")
 
 
 _RMW_KINDS = {"add", "fadd", "max", "min", "umax", "umin", "and", "or", "xor", "xchg"}
@@ -723,12 +725,14 @@ def _ops() -> list[OpSpec]:
         OpSpec(
             "dot",
             "Matrix product `a @ b + acc` of 2-D tensors (every dimension >= 16). "
-            "`input_precision` is ieee, tf32 or tf32x3 for f32 inputs.",
+            "`input_precision` is ieee, tf32 or tf32x3 for f32 inputs; `max_num_imprecise_acc` (fp8 "
+            "inputs) is how many K values a tensor core may sum in its own reduced precision before "
+            "the sum is added to the fp32 accumulator.",
             '%d = "tile.dot"(%a, %b, %c) {input_precision = "ieee"} : '
             "(tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32>) -> tensor<32x64xf32>",
             operands=(one("a"), one("b"), one("acc")),
             results=(one("result"),),
-            optional_attributes=("input_precision",),
+            optional_attributes=("input_precision", "max_num_imprecise_acc"),
             verify=_v_dot,
         ),
         OpSpec(
@@ -1001,8 +1005,12 @@ def scan(srcs, axis, build_combiner, *, reverse=False, loc=None, ip=None) -> lis
     return list(op.results)
 
 
-def dot(a, b, acc, *, input_precision="ieee", loc=None, ip=None) -> ir.Value:
+def dot(a, b, acc, *, input_precision="ieee", max_num_imprecise_acc=None, loc=None, ip=None) -> ir.Value:
     attrs = {"input_precision": ir.StringAttr.get(input_precision)}
+    if max_num_imprecise_acc is not None:
+        attrs["max_num_imprecise_acc"] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(32), max_num_imprecise_acc
+        )
     return _create("dot", [acc.type], [a, b, acc], attrs, loc=loc, ip=ip).result
 
 

@@ -731,7 +731,9 @@ def dot(
     fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32, int8 in int32.
     For fp32 inputs `input_precision` is "tf32" (the default, as in Triton: tf32 tensor cores on
     NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32) or "ieee" (exact fp32);
-    `allow_tf32=False` means "ieee". `max_num_imprecise_acc` is accepted.
+    `allow_tf32=False` means "ieee". For fp8 inputs on Hopper's tensor cores, which sum in reduced
+    precision, `max_num_imprecise_acc` (as in Triton; default: all of K) is how many K values are
+    summed that way before the partial sum is added in fp32 (0 or 32: after every instruction).
     """
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 2 or len(b.shape) != 2:
@@ -763,7 +765,17 @@ def dot(
         input_precision = "tf32" if (allow_tf32 is None or allow_tf32) and a.dtype.is_fp32() else "ieee"
     if input_precision not in ("ieee", "tf32", "tf32x3"):
         raise SemanticError(f"input_precision '{input_precision}' is not one of ieee, tf32, tf32x3")
-    h = tile.dot(a.handle, b.handle, acc_t.handle, input_precision=input_precision)
+    if max_num_imprecise_acc is not None:
+        max_num_imprecise_acc = _py.int(max_num_imprecise_acc)
+        if max_num_imprecise_acc < 0:
+            raise SemanticError(f"max_num_imprecise_acc must be >= 0, got {max_num_imprecise_acc}")
+    h = tile.dot(
+        a.handle,
+        b.handle,
+        acc_t.handle,
+        input_precision=input_precision,
+        max_num_imprecise_acc=max_num_imprecise_acc,
+    )
     return tensor(h, out_t, shape)
 
 

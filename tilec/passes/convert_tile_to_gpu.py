@@ -1274,7 +1274,13 @@ def _while(self: _KernelLowering, op):
 def _via_shared(self: _KernelLowering, op):
     """reshape / trans: write in the source layout, read back by the mapped coordinates."""
     src = op.operands[0]
-    uses = list(op.results[0].uses)
+    uses = []
+    for use in op.results[0].uses:  # through fp8 bytes seen as fp8 (tile-lower-fp8)
+        owner = use.owner
+        if owner.name == "arith.bitcast" and lower_fp8.fp8_format(owner.results[0].type):
+            uses.extend(owner.results[0].uses)
+        else:
+            uses.append(use)
     if uses and all(
         use.owner.name == "tile.dot"
         and use.operand_number == 1

@@ -206,7 +206,16 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
     stage_bytes = _smem_bytes(m, n, k16)
-    pipelined = _pipelined_loop(op)
+    # fp8 with max_num_imprecise_acc <= K (as Triton): the tensor core sums `group` k-steps (at most
+    # that many K values) in its own precision from zero, then the partial sum is added to the
+    # accumulator in fp32; each group waits for its MMAs, so such a dot is not pipelined
+    total_steps = k16 // 16  # 32 bytes of K per instruction
+    group, promoted = total_steps, False
+    if "max_num_imprecise_acc" in op.attributes and kind.split(".")[0] in _FP8:
+        limit = ir.IntegerAttr(op.attributes["max_num_imprecise_acc"]).value
+        promoted = limit <= k
+        group = max(1, min(total_steps, limit // 32))
+    pipelined = None if promoted else _pipelined_loop(op)
     if pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
         loop, position = pipelined
         region = lowering.smem_region(STAGES * stage_bytes)
@@ -275,32 +284,39 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     wg = arith.shrui(lowering.warp, _c(2))
     slot = {static: i for i, static in enumerate(c_layout.registers)}
     chunks = [(c0, min(MAX_N, n - c0)) for c0 in range(0, n, MAX_N)]
-    _asm("wgmma.fence.sync.aligned;")
-    touched = []
-    for j in range(m // (64 * groups)):
-        block = arith.addi(_c(j * groups), wg)  # this warpgroup's 64-row instruction block
-        a_block = arith.muli(block, _c(8 * a_sbo))
-        for c0, width in chunks:
-            regs = [
-                slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
-                for jn in range(width // 8)
-                for h in (0, 1)
-                for e in (0, 1)
-            ]
-            for ks in range(k16 // 16):  # 32 bytes of K per instruction: two cores
-                desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
-                b_offset = _a_bytes(m, k16) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
-                desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
-                outs = _wgmma(kind, width, desc_a, desc_b, [c_regs[r] for r in regs], not b_k_major)
-                for r, v in zip(regs, outs):
-                    c_regs[r] = v
-            touched.extend(regs)
-    _asm("wgmma.commit_group.sync.aligned;")
-    # Results are valid only after a wait: thread them through it so that nothing reads them earlier.
-    pending = 1 if pipelined is not None else 0
-    waited = _tied_asm(f"wgmma.wait_group.sync.aligned {pending};", [c_regs[r] for r in touched])
-    for r, v in zip(touched, waited):
-        c_regs[r] = v
+    for s0 in range(0, total_steps, group):
+        _asm("wgmma.fence.sync.aligned;")
+        touched = []
+        partial = {}  # register -> the promoted group's own sum
+        for j in range(m // (64 * groups)):
+            block = arith.addi(_c(j * groups), wg)  # this warpgroup's 64-row instruction block
+            a_block = arith.muli(block, _c(8 * a_sbo))
+            for c0, width in chunks:
+                regs = [
+                    slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
+                    for jn in range(width // 8)
+                    for h in (0, 1)
+                    for e in (0, 1)
+                ]
+                for ks in range(s0, min(s0 + group, total_steps)):  # two cores of K each
+                    desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
+                    b_offset = _a_bytes(m, k16) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
+                    desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
+                    target = partial if promoted else c_regs
+                    fresh = promoted and ks == s0  # scale-d = 0: D = A x B, the inputs unread
+                    inputs = [(c_regs if fresh else target)[r] for r in regs]
+                    outs = _wgmma(kind, width, desc_a, desc_b, inputs, not b_k_major, 0 if fresh else 1)
+                    for r, v in zip(regs, outs):
+                        target[r] = v
+                touched.extend(regs)
+        _asm("wgmma.commit_group.sync.aligned;")
+        # Results are valid only after a wait: thread them through it so that nothing reads them
+        # earlier.
+        pending = 1 if pipelined is not None else 0
+        source = partial if promoted else c_regs
+        waited = _tied_asm(f"wgmma.wait_group.sync.aligned {pending};", [source[r] for r in touched])
+        for r, v in zip(touched, waited):
+            c_regs[r] = arith.addf(c_regs[r], v) if promoted else v
     if pipelined is None:
         lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
@@ -335,7 +351,7 @@ def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: st
     return [llvm.ExtractValueOp(t, out, [i]).result for i in range(count)]
 
 
-def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool) -> list[ir.Value]:
+def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d: int = 1) -> list[ir.Value]:
     """kind "f16.f16"/"bf16.bf16" (k16, with scale and transpose immediates), an fp8 pair such as
     "e4m3.e5m2" (k32, scale immediates only) or "s8.s8" (k32, i32 accumulator, no immediates): the
     8-bit forms read A and B K-major only."""
@@ -355,4 +371,4 @@ def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool) -> list[
         f"wgmma.mma_async.sync.aligned.{shape}.{accumulator}.{a_type}.{b_type} "
         f"{{{d}}}, ${count}, ${count + 1}, p{immediates}; }}"
     )
-    return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(1)), extra_constraints="l,l,r")
+    return _tied_asm(text, acc, extra=(desc_a, desc_b, _c(scale_d)), extra_constraints="l,l,r")
