@@ -27,6 +27,7 @@ def test_every_example_is_tested():
         "matmul.py",
         "layernorm_gelu.py",
         "fused_attention.py",
+        "fp8_linear.py",
     } <= set(EXAMPLES)
 
 
