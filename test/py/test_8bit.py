@@ -453,5 +453,7 @@ def test_max_num_imprecise_acc_on_gpu():
         )  # fmt: skip
         errors[imprecise] = np.abs(c.cpu().numpy() - expected).max()
     scale = np.abs(expected).max()
-    assert errors[32] < 1e-5 * scale, (errors, scale)  # fp32 accumulation
-    assert errors[None] < 1e-2 * scale, (errors, scale)  # the tensor core's own precision
+    # the tensor core's own precision over all of K (~4e-3 of the scale on an H200, K = 8192) against
+    # fp32 adds of 32-value partial sums (~4e-5: only each partial sum is imprecise)
+    assert errors[None] < 2e-2 * scale, (errors, scale)
+    assert errors[32] < 2e-4 * scale and errors[32] < errors[None] / 10, (errors, scale)
