@@ -158,6 +158,12 @@ def test_fp8_atomics_are_rejected_on_every_target(monkeypatch):
         assert "tl.atomic_add does not support fp8 pointees" in message
 
 
+def test_fp8_scalar_parameters_are_rejected():
+    for target in ("interpreter", "cpu", "sm_90a"):
+        with pytest.raises(TypeError, match="scalar argument 'n' of type fp8e4nv is not supported"):
+            tilec.compile(fine, signature="*fp32,fp8e4nv", constexprs={"BLOCK": 16}, target=target)
+
+
 def test_numpy_fp8_scalar_is_not_an_array(monkeypatch):
     import ml_dtypes
 

@@ -749,6 +749,12 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
     """
     ctx = tile.make_context()
     src = jit_fn.source_info()
+    for name, spec in arg_specs.items():
+        if spec[0] == "arg" and not spec[1].is_ptr() and spec[1].is_fp8():
+            raise TypeError(
+                f"{src.filename}:{src.fndef.lineno}: scalar argument '{name}' of type {spec[1]} is not "
+                "supported: pass it as fp32 and convert it in the kernel with .to()"
+            )
     with ctx:
         loc = ir.Location.file(src.filename, src.fndef.lineno, src.fndef.col_offset + src.col_offset + 1)
         with loc:
