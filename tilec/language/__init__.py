@@ -105,3 +105,19 @@ def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):
 def static_range(*args):
     """`for i in tl.static_range(lo, hi, step)`: unrolled at compile time (bounds must be constexpr)."""
     return _py.range(*args)
+
+
+_UNSUPPORTED_DTYPES = {
+    "float8e4b15": "Triton's e4m3 with bias 15 (pre-Hopper)",
+    "float8e4b8": "AMD's e4m3 FNUZ",
+    "float8e5b16": "AMD's e5m2 FNUZ",
+}
+
+
+def __getattr__(name):
+    if name in _UNSUPPORTED_DTYPES:
+        raise AttributeError(
+            f"tl.{name} ({_UNSUPPORTED_DTYPES[name]}) is not supported by tilec; its fp8 types are "
+            "tl.float8e4nv (OCP e4m3) and tl.float8e5 (OCP e5m2)"
+        )
+    raise AttributeError(f"module 'tilec.language' has no attribute '{name}'")
