@@ -3,7 +3,22 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from suite import BF16
+
+
+def has_gpu() -> bool:
+    """torch is installed and sees a CUDA GPU."""
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+# The mark every GPU test carries: `-m gpu` selects them, and they skip where there is no GPU.
+needs_gpu = pytest.mark.skipif(not has_gpu(), reason="needs an NVIDIA GPU with torch")
 
 
 def torch_launcher(device="cuda"):

@@ -12,6 +12,7 @@ import shutil
 import ml_dtypes
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 
 import tilec
 import tilec.language as tl
@@ -266,17 +267,8 @@ def test_amd_fp8_dot_uses_fp16_mfma():
     assert re.findall(r"v_mfma_f32_16x16x16_?f16", asm)
 
 
-def _has_gpu():
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
 @pytest.mark.parametrize("layout", B_LAYOUTS)
 @pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
@@ -301,7 +293,7 @@ def test_fp8_dot_on_gpu(formats, layout, config):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fp8_conversions_on_gpu_match_torch(fmt):
     import torch
@@ -342,7 +334,7 @@ def test_int8_dot_uses_integer_tensor_cores(layout):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
 @pytest.mark.parametrize("layout", B_LAYOUTS)
 def test_int8_dot_on_gpu(layout, config):
@@ -374,7 +366,7 @@ def test_column_major_b_loads_and_stores_vectors(formats):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 64, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
 @pytest.mark.parametrize("layout", B_LAYOUTS)
 def test_fp16_b_layouts_on_gpu(layout, config):
@@ -434,7 +426,7 @@ def test_max_num_imprecise_acc_adds_partial_sums_in_fp32(imprecise, groups):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 def test_max_num_imprecise_acc_on_gpu():
     import torch
 

@@ -5,6 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 from suite import CASES, check
 
 import tilec
@@ -105,17 +106,8 @@ def test_dot_uses_tensor_cores(arch, dtype, monkeypatch):
         assert "cubin" in tilec.compile(dot_kernel, signature, constexprs, target=arch).asm
 
 
-def _has_gpu():
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("case", [c for c in CASES if c.name not in UNSUPPORTED], ids=lambda c: c.name)
 def test_suite_on_gpu(case, monkeypatch):
     from gpu_launch import torch_launcher
@@ -187,7 +179,7 @@ def _run_script(tmp_path, name: str, text: str, *args: str):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
     first = _run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH)
     assert first.returncode == 0, first.stderr
@@ -225,7 +217,7 @@ except Exception as e:  # the context is unusable now, as after any device-side 
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 def test_device_print_and_assert_on_gpu(tmp_path):
     r = _run_script(tmp_path, "debug_ops.py", DEBUG_OPS_ON_GPU)
     out = r.stdout + r.stderr
@@ -249,7 +241,7 @@ def _huge_dot(a_ptr, out_ptr, N: tl.constexpr):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 def test_resource_failures_are_explained():
     import torch
 

@@ -9,6 +9,7 @@ import re
 import shutil
 
 import pytest
+from gpu_launch import needs_gpu
 
 import tilec
 import tilec.language as tl
@@ -87,15 +88,6 @@ def test_dot_instruction_per_architecture(monkeypatch):
     assert "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
 
 
-def _has_gpu():
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_fp32_dot_uses_tf32_tensor_cores(arch, monkeypatch):
     """fp32 tl.dot: tf32 (Triton's default) is one m16n8k8 MMA per block, tf32x3 three, ieee none."""
@@ -112,7 +104,7 @@ def test_fp32_dot_uses_tf32_tensor_cores(arch, monkeypatch):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _has_gpu(), reason="needs an NVIDIA GPU with torch")
+@needs_gpu
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))
 @pytest.mark.parametrize(
     "dtype,out,precision",
