@@ -301,7 +301,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     n_tiles = n // (TILE_N * warps)  # this warp's n-tiles: w, w + W, w + 2W, ...
     b_words = {}
     for i in range(n_tiles):
-        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        col = _n_tile_column(lowering, i, g)
         for k0 in range(0, k, TILE_K):
             for off in (0, 8):  # B is row-major [K, N]: the pair along K is two 16-bit reads, packed
                 row = arith.addi(t2, _c(k0 + off))
@@ -321,12 +321,23 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
             ]
             for i in range(n_tiles):
-                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                regs = _c_slots(slot, tm, i, warps)
                 cs = _mma(kind, a_words, [b_words[i, k0, 0], b_words[i, k0, 8]], [c_regs[r] for r in regs])
                 for r, v in zip(regs, cs):
                     c_regs[r] = v
     lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _n_tile_column(lowering, i: int, g: ir.Value) -> ir.Value:
+    """The B column lane group g reads in this warp's i-th n-tile (the warps' tiles interleave: warp w
+    owns n-tiles w, w + W, w + 2W, ...)."""
+    return arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * lowering.num_warps)), _c(TILE_N)), g)
+
+
+def _c_slots(slot: dict, tm: int, i: int, warps: int) -> list[int]:
+    """Accumulator register indices of the c0..c3 fragment of m-tile tm, this warp's n-tile i."""
+    return [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
 
 
 def store_rows(lowering, regs, layout, address, elem, run_limit: int = 8, axis: int = 1) -> None:
@@ -411,7 +422,7 @@ def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> N
     n_tiles = n // (TILE_N * warps)
     b_parts = {}
     for i in range(n_tiles):
-        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        col = _n_tile_column(lowering, i, g)
         for k0 in range(0, k, TF32_K):
             pair = [split(llvm.LoadOp(f32, b_at(arith.addi(t, _c(k0 + off)), col)).result) for off in (0, 4)]
             b_parts[i, k0] = pair
@@ -426,7 +437,7 @@ def _lower_tf32(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> N
             # (a part, b part) products, smallest first: lo*hi, hi*lo, then hi*hi
             terms = [(0, 0)] if kind == "tf32" else [(1, 0), (0, 1), (0, 0)]
             for i in range(n_tiles):
-                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                regs = _c_slots(slot, tm, i, warps)
                 cs = [c_regs[r] for r in regs]
                 for pa, pb in terms:
                     a_words = [parts[pa] for parts in a_parts]
@@ -466,7 +477,7 @@ def _lower_s8(lowering, op, smem_ptr_type, dynamic_index: int) -> None:
     n_tiles = n // (TILE_N * warps)
     b_words = {}
     for i in range(n_tiles):
-        col = arith.addi(arith.muli(arith.addi(lowering.warp, _c(i * warps)), _c(TILE_N)), g)
+        col = _n_tile_column(lowering, i, g)
         for k0 in range(0, k, S8_K):
             for off in (0, 16):  # B is row-major [K, N]: four rows' bytes packed into one word
                 row = arith.addi(t4, _c(k0 + off))
@@ -485,7 +496,7 @@ def _lower_s8(lowering, op, smem_ptr_type, dynamic_index: int) -> None:
                 for r, c in ((row0, ka), (row1, ka), (row0, kb), (row1, kb))
             ]
             for i in range(n_tiles):
-                regs = [slot[(TILE_M * tm + dr, TILE_N * warps * i + dc)] for dr in (0, 8) for dc in (0, 1)]
+                regs = _c_slots(slot, tm, i, warps)
                 cs = _mma_sync(
                     "m16n8k32.row.col.s32.s8.s8.s32",
                     a_words,
