@@ -99,7 +99,7 @@ class LowerFp8Pass(TilePass):
                             op.operands[i] = decode(v, ir.F32Type.get())
                 elif op.name.startswith("tile.atomic"):
                     raise PassError("atomic operations on fp8 are not supported", op)
-        _erase_fp8_types(ops)
+        _erase_fp8_types(module.operation)
         for dot, operands in kept:
             with dot.location, ir.InsertionPoint(dot):
                 for i, fp8_type in operands:
@@ -270,15 +270,15 @@ def _erased(t: ir.Type) -> ir.Type:
     return t
 
 
-def _erase_fp8_types(ops) -> None:
-    """Every fp8 type becomes i8; bitcasts between fp8 and i8 disappear."""
+def _erase_fp8_types(root) -> None:
+    """Every fp8 type under `root` becomes i8; bitcasts between fp8 and i8 disappear."""
     live = []
 
     def collect(op):
         live.append(op.operation if hasattr(op, "operation") else op)
         return ir.WalkResult.ADVANCE
 
-    ops[0].walk(collect, ir.WalkOrder.PRE_ORDER)
+    root.walk(collect, ir.WalkOrder.PRE_ORDER)
     for op in live:
         for region in op.regions:
             for block in region.blocks:
