@@ -204,7 +204,7 @@ def test_fp8_dot(formats, layout, target, monkeypatch):
 SIGNATURE = "*{},*{},*fp32,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16"
 
 
-def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(64, 128, 64, 4), layout="row"):
+def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(64, 128, 64, 4), layout="row", num_stages=3):
     bm, bn, bk, warps = config
     integer = formats[0] == "i8"
     signature = SIGNATURE.format(*formats).replace("*fp32", "*i32" if integer else "*fp32").split(",")
@@ -224,6 +224,7 @@ def _compile(target, formats=("fp8e4nv", "fp8e4nv"), config=(64, 128, 64, 4), la
         },
         target=target,
         num_warps=warps,
+        num_stages=num_stages,
     )
 
 
@@ -356,11 +357,16 @@ def test_int8_dot_on_gpu(layout, config):
 @pytest.mark.parametrize("formats", [("fp16", "fp16"), ("fp8e4nv", "fp8e4nv"), ("i8", "i8")])
 def test_column_major_b_loads_and_stores_vectors(formats):
     """B given column-major (contiguous along K, as `b.T` through strides) loads in a column-major
-    layout with 16-byte accesses and goes to shared memory K-major with 16-byte stores, on sm_90a;
-    sm_80 takes it through a layout conversion."""
-    ptx = _ptx("sm_90a", formats, config=(64, 128, 64, 4), layout="column")
-    assert "wgmma.mma_async" in ptx
-    assert "ld.global.v4" in ptx and not re.findall(r"ld\.global\.(b8|u8|s8|b16|u16)", ptx)
+    layout with 16-byte accesses and goes to shared memory K-major (cp.async copies of 16 bytes on
+    sm_90a with num_stages >= 2, 16-byte stores from registers without); sm_80 takes it through a
+    layout conversion."""
+    for stages in (1, 3):
+        ptx = _ptx("sm_90a", formats, config=(64, 128, 64, 4), layout="column", num_stages=stages)
+        assert "wgmma.mma_async" in ptx
+        copies = re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16,", ptx)
+        assert bool(copies) == (stages > 1)
+        assert stages > 1 or "ld.global.v4" in ptx
+        assert not re.findall(r"ld\.global\.(b8|u8|s8|b16|u16)", ptx)
     assert not re.findall(r"st\.shared\.(b8|u8|s8)", ptx)
     assert "mma.sync" in _ptx("sm_80", formats, config=(64, 64, 64, 4), layout="column")
 

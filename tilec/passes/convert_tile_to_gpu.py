@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import lower_fp8, mfma, mma, wgmma
+from . import cp_async, lower_fp8, mfma, mma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
 from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
@@ -152,6 +152,8 @@ class _KernelLowering:
         self.smem_regions: list = []  # (offset constant to patch, start within the regions)
         self.region_bytes = 0  # dedicated regions, placed after the scratch space
         self.waits_after_loop: dict = {}  # scf.for -> indices of results an async MMA still writes
+        self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
+        self.streamed: dict = {}  # tile.load -> (Ring, Stream, prologue slot or None)
         self.vector_for_shape = self._vector_widths()
         self.anchor_ops: list = []
 
@@ -207,6 +209,10 @@ class _KernelLowering:
                 return
             ptr = op.operands[0]
 
+    def access_width(self, ptr: ir.Value, mask: ir.Value | None, layout, elem_bytes: int) -> int:
+        """Elements one memory access of a thread may cover (see _vector_groups)."""
+        return _vector_groups(self, ptr, mask, layout, elem_bytes)
+
     def layout_for(self, shape, element=None) -> Blocked:
         shape = tuple(shape)
         vector = self.vector_for_shape.get(shape)
@@ -259,6 +265,8 @@ class _KernelLowering:
             if self.mma or self.wgmma or self.mfma:
                 self.preferred = mma.plan_layouts(block, self.accumulator_layout)
             self._plan_load_layouts()
+            if self.wgmma:
+                cp_async.plan(self)
             self.lower_block(block)
             gpu.ReturnOp([])
         self.prologue_end.erase()
@@ -877,6 +885,14 @@ def _vector_type(elem, n):
 
 
 def _load(self: _KernelLowering, op):
+    streamed = self.streamed.get(op)
+    if streamed is not None:  # a warpgroup-MMA operand copied into shared memory (cp_async.py)
+        ring, stream, slot = streamed
+        if slot is None:  # the copy goes after this iteration's MMA (Ring.issue_ahead)
+            self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
+        else:
+            cp_async.copy(self, ring, stream, op, _i32(slot))
+        return
     seg = segments(op)
     ptr = seg["ptr"][0]
     mask = seg["mask"][0] if seg["mask"] else None
@@ -1166,8 +1182,11 @@ def _flatten(self, values, layouts):
 
 
 def _carried_layouts(self, values):
+    in_smem = set().union(*(ring.carried for ring in self.rings.values())) if self.rings else set()
     return [
-        (
+        cp_async.IN_SHARED_MEMORY
+        if v in in_smem
+        else (
             self.preferred.get(v)
             or self.load_layouts.get(v)
             or self.layout_for(tile.shape_of(v.type), tile.element_of(v.type))
@@ -1213,6 +1232,8 @@ def _for(self: _KernelLowering, op):
         scf.YieldOp(_flatten(self, yielded, layouts))
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
+    if any(ring.loop == op.operation for ring in self.rings.values()):
+        cp_async.wait_all()  # copies issued for iterations past the end
     pending = self.waits_after_loop.pop(op.operation, None)
     if pending:  # warpgroup MMAs the loop left in flight
         wgmma.drain(self, [op.results[i] for i in sorted(pending)])

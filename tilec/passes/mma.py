@@ -257,12 +257,13 @@ class DotOperands(NamedTuple):
     c_regs: list
 
 
-def dot_operands(lowering, op, accumulator_layout_of, b_source=None, b_layout=None) -> DotOperands:
+def dot_operands(lowering, op, accumulator_layout_of, b_source=None, b_layout=None, skip=()) -> DotOperands:
     """The registers of a tensor-core tile.dot's operands, shared by every tensor-core lowering: A in
     the layout of the accumulator it is computed from (attention's p) when it is, else the default
     layout; B in `b_layout` when given, else the default layout (of `b_source` [N, K] instead, when
     the lowering reads B = trans(X) from X); the accumulator in the lowering's
-    `accumulator_layout_of(m, n, num_warps)`."""
+    `accumulator_layout_of(m, n, num_warps)`. Operands whose index is in `skip` (already in shared
+    memory) get no registers (None)."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     elem = tile.element_of(a.type)
@@ -274,8 +275,8 @@ def dot_operands(lowering, op, accumulator_layout_of, b_source=None, b_layout=No
         b_layout = lowering.layout_for([k, n], elem)
     return DotOperands(
         m, n, k, elem,
-        a_layout, lowering.regs(a, a_layout),
-        b_layout, lowering.regs(b, b_layout),
+        a_layout, None if 0 in skip else lowering.regs(a, a_layout),
+        b_layout, None if 1 in skip else lowering.regs(b, b_layout),
         c_layout, list(lowering.regs(acc, c_layout)),
     )  # fmt: skip
 

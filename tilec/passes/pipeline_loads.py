@@ -13,6 +13,11 @@ and values from outside the loop; the later iterations' carried values it needs 
 their (pure) yielded expressions. Loops that write memory are left alone (a prefetched read must not
 pass a write), and so are loops with nested control flow. Prefetches past the last iteration are
 masked off.
+
+With `wgmma-depth=D` (sm_90a), the loads that feed a warpgroup-MMA dot accumulating across the loop
+are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of the dot would not fit
+in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into a
+shared-memory ring (cp_async.py), so their depth costs shared memory, not registers.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
+from . import cp_async, wgmma
 from .base import TilePass
 from .hoist_loads import is_pure, may_write
 
@@ -37,10 +44,14 @@ class PipelineLoadsPass(TilePass):
 
     name: ClassVar[str] = "tile-pipeline-loads"
     depth: int = 1  # iterations ahead
+    wgmma_depth: int = 0  # iterations ahead for warpgroup-MMA operands (0: as `depth`)
+    num_warps: int = 4  # what the warpgroup-MMA lowering will have
 
     def run(self, module: ir.Module) -> None:
         if self.depth < 1:
             raise ValueError(f"tile-pipeline-loads depth must be >= 1, got {self.depth}")
+        if self.wgmma_depth < 0:
+            raise ValueError(f"tile-pipeline-loads wgmma-depth must be >= 0, got {self.wgmma_depth}")
         loops = []
 
         def collect(op):
@@ -50,11 +61,63 @@ class PipelineLoadsPass(TilePass):
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(collect)
+        axis = AxisAnalysis()
         for loop in loops:
-            _pipeline(loop, self.depth)
+            deeper = {}
+            if self.wgmma_depth:
+                deeper = _warpgroup_dot_loads(loop, self.num_warps, self.wgmma_depth, axis)
+            _pipeline(loop, self.depth, deeper)
 
 
-def _pipeline(loop: ir.Operation, depth: int) -> None:
+def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) -> dict:
+    """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
+    cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
+    first warpgroup-MMA dot that accumulates across iterations, each loaded in the loop body and used
+    by the dot alone (B possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B
+    row- or column-major, an 8-bit B K-contiguous; B must qualify."""
+    body = loop.regions[0].blocks[0]
+    for op in body.operations:
+        dot = op.operation
+        if dot.name != "tile.dot":
+            continue
+        kind = wgmma.wgmma_kind(dot, num_warps)
+        if kind is None or wgmma.promoted_group(dot, kind) or wgmma._pipelined_loop(dot) is None:
+            continue
+        byte_sized = kind.split(".")[0] in wgmma._BYTE_KINDS
+        found = {}
+        for index in (0, 1):
+            peeled = cp_async.peel(dot, index)
+            if peeled is None:
+                continue
+            value, transposed = peeled
+            if isinstance(value.owner, ir.Block):
+                continue
+            load = value.owner.operation
+            if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
+                continue
+            info = axis.get(load.operands[0])
+            column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
+            if index == 1 and not transposed:
+                ok = column_major or not byte_sized
+            else:
+                ok = not column_major
+            # copies of at least 4 bytes: contiguous, aligned and masked alike (the lowering's
+            # access width, before the layout is known)
+            fast, elem_bytes = (0 if column_major else 1), (1 if byte_sized else 2)
+            width = min(info.contiguity[fast], info.divisibility[fast] // elem_bytes)
+            sizes = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
+            if sizes[1]:
+                width = min(width, axis.get(load.operands[1]).constancy[fast])
+            if ok and width * elem_bytes >= 4 and cp_async.zero_filled(load):
+                found[index] = load
+        if 1 not in found:
+            return {}
+        depth = wgmma.ring_depth(dot, kind, num_warps, wanted)
+        return {load: depth for load in found.values()}
+    return {}
+
+
+def _pipeline(loop: ir.Operation, depth: int, deeper: dict) -> None:
     body = loop.regions[0].blocks[0]
     ops = [op.operation for op in body.operations]
     if any(op.regions and op.name not in _REGION_OPS_ALLOWED for op in ops):
@@ -108,6 +171,8 @@ def _pipeline(loop: ir.Operation, depth: int) -> None:
 
     lb, ub, step = list(loop.operands)[:3]
     inits = list(loop.operands)[3:]
+    depth_of = {op: deeper.get(op, depth) for op in loads}
+    most = max(depth_of.values())
 
     def later(cloner: _Cloner, iv_value) -> _Cloner:
         """A cloner for the iteration after `cloner`'s (induction variable `iv_value`): its carried
@@ -118,31 +183,40 @@ def _pipeline(loop: ir.Operation, depth: int) -> None:
         return nxt
 
     with loop.location, ir.InsertionPoint(loop):
-        # the first `depth` iterations' loads, before the loop
-        prefetched = []
+        # the first iterations' loads, before the loop, iteration by iteration
+        prefetched = {op: [] for op in loads}
         stage = _Cloner(in_body, {iv: lb, **dict(zip(carried, inits))})
-        for d in range(depth):
+        for d in range(most):
             if d:
                 stage = later(stage, arith.addi(stage.mapping[iv], step))
             guard = arith.cmpi(arith.CmpIPredicate.slt, stage.mapping[iv], ub)
-            prefetched.extend(_guarded_load(op, stage, guard) for op in loads)
-        new_loop = scf.ForOp(lb, ub, step, inits + prefetched)
+            for op in loads:
+                if d < depth_of[op]:
+                    prefetched[op].append(_guarded_load(op, stage, guard))
+        new_loop = scf.ForOp(lb, ub, step, inits + [v for op in loads for v in prefetched[op]])
     with loop.location, ir.InsertionPoint(new_loop.body):
         args = list(new_loop.inner_iter_args)
         now = _Cloner(in_body, {iv: new_loop.induction_variable, **dict(zip(carried, args))})
-        ahead = now
-        for _ in range(depth):
+        ahead, cloners = now, {}
+        for d in range(1, most + 1):
             ahead = later(ahead, arith.addi(ahead.mapping[iv], step))
-        guard = arith.cmpi(arith.CmpIPredicate.slt, ahead.mapping[iv], ub)
-        next_values = [_guarded_load(op, ahead, guard) for op in loads]
-        in_flight = args[len(inits) :]  # depth groups of len(loads), the oldest (this iteration's) first
-        for op, arg in zip(loads, in_flight):
-            now.mapping[op.results[0]] = arg
+            cloners[d] = ahead
+        next_values = {}
+        for op in loads:
+            cloner = cloners[depth_of[op]]
+            guard = arith.cmpi(arith.CmpIPredicate.slt, cloner.mapping[iv], ub)
+            next_values[op] = _guarded_load(op, cloner, guard)
+        in_flight, position = {}, len(inits)  # per load: its tiles in flight, this iteration's first
+        for op in loads:
+            in_flight[op] = args[position : position + depth_of[op]]
+            position += depth_of[op]
+            now.mapping[op.results[0]] = in_flight[op][0]
         for op in ops[:-1]:
             already = op.results and all(r in now.mapping for r in op.results)
             if op not in loads and not already:
                 now.op(op)
-        scf.YieldOp([now.value(v) for v in yielded] + in_flight[len(loads) :] + next_values)
+        shifted = [v for op in loads for v in [*in_flight[op][1:], next_values[op]]]
+        scf.YieldOp([now.value(v) for v in yielded] + shifted)
     for old, new in zip(loop.results, new_loop.results):
         old.replace_all_uses_with(new)
     loop.erase()

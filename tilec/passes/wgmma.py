@@ -69,6 +69,15 @@ def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
     return _smem_bytes(m, n, k * elem_bytes // 2) <= mma.SMEM_LIMIT
 
 
+def ring_depth(op, kind: str, num_warps: int, wanted: int) -> int:
+    """How many iterations ahead cp.async may fill this dot's stage buffers (cp_async.py keeps depth
+    + 2 of them), at most `wanted`, within the shared-memory limit; at least 1."""
+    (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
+    elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
+    stage = _smem_bytes(m, n, k * elem_bytes // 2)
+    return max(1, min(wanted, mma.SMEM_LIMIT // stage - 2))
+
+
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
     return Blocked((m, n), (1, 2), (8, 4), (num_warps, 1), (1, 0))
 
@@ -175,111 +184,153 @@ def _pipelined_loop(op):
     return parent, position
 
 
+class Staging:
+    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes (module doc): A K-major
+    at offset 0, B after it in `b_mode` "n-major" (a row-major 16-bit B, imm-trans-b = 1), "k-major"
+    (a column-major B, or an 8-bit row-major B stored transposed) or "trans" (B = trans(X), X's rows
+    being B's columns). Offsets are i32 values built at the insertion point."""
+
+    def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str):
+        self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
+        self.elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
+        self.per_row = 16 // self.elem_bytes  # values in one 16-byte row of a core matrix
+        self.k16 = k * self.elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
+        self.b_k_major = b_mode != "n-major"
+        self.a_lbo, self.a_sbo = _a_strides(self.k16)
+        self.b_lbo, self.b_sbo = _a_strides(self.k16) if self.b_k_major else _b_strides(self.k16)
+        self.b_start = _a_bytes(m, self.k16)
+        self.bytes = _smem_bytes(m, n, self.k16)
+
+    def _core_offset(self, outer, inner, lbo, sbo):
+        """Byte offset of element (outer, inner) in cores of 8 `outer` x 16 bytes of `inner` (K-major:
+        outer M or N, inner K), neighbours along `inner` LBO apart."""
+        core = arith.addi(
+            arith.muli(arith.shrui(outer, _c(3)), _c(sbo)),
+            arith.muli(arith.shrui(inner, _c(_log2(self.per_row))), _c(lbo)),
+        )
+        within = arith.addi(
+            arith.shli(arith.andi(outer, _c(7)), _c(4)),
+            arith.shli(arith.andi(inner, _c(self.per_row - 1)), _c(_log2(self.elem_bytes))),
+        )
+        return arith.addi(core, within)
+
+    def a_offset(self, row, col):
+        return self._core_offset(_hardware_row(row, self.num_warps), col, self.a_lbo, self.a_sbo)
+
+    def b_offset(self, row, col):
+        """(row, col) of the tensor stored: B's (k, n), or X's (n, k) in "trans" mode."""
+        if self.b_mode == "trans":
+            offset = self._core_offset(row, col, self.b_lbo, self.b_sbo)
+        elif self.b_k_major:
+            offset = self._core_offset(col, row, self.b_lbo, self.b_sbo)
+        else:  # N-major: cores (n/8, k/8), 16-byte rows along n, k-rows inside a core
+            core = arith.addi(
+                arith.muli(arith.shrui(col, _c(3)), _c(self.b_sbo)),
+                arith.muli(arith.shrui(row, _c(3)), _c(self.b_lbo)),
+            )
+            inner = arith.addi(
+                arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
+            )
+            offset = arith.addi(core, inner)
+        return arith.addi(offset, _c(self.b_start))
+
+    def offset(self, operand: int, row, col):
+        return self.a_offset(row, col) if operand == 0 else self.b_offset(row, col)
+
+
+def b_mode(lowering, op) -> str:
+    """How the dot's B goes to shared memory (Staging), from the registers it comes in."""
+    if transposed_b_source(op) is not None:
+        return "trans"
+    if _column_major_layout(lowering, op.operands[1]) is not None:
+        return "k-major"
+    a_kind = _KINDS.get(str(tile.element_of(op.operands[0].type)))
+    return "k-major" if a_kind in _BYTE_KINDS else "n-major"
+
+
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering).
 
-    In a loop that carries the accumulator (`_pipelined_loop`), A and B rotate through STAGES
-    shared-memory buffers of their own and each iteration waits only for the *previous* iteration's
-    MMA (`wgmma.wait_group 1`): this iteration's MMA runs while the next tiles are loaded and stored.
-    Three buffers make that safe without a second barrier: when a warp stores tile i + 1, every warp
-    has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of that buffer) is
-    done. The loop's results are waited for right after it (`drain`).
+    In a loop that carries the accumulator (`_pipelined_loop`), A and B rotate through shared-memory
+    buffers of their own and each iteration waits only for the *previous* iteration's MMA
+    (`wgmma.wait_group 1`): this iteration's MMA runs while the next tiles are loaded and stored.
+    Operands loaded in the loop may stream into those buffers with cp.async (cp_async.py: a ring of
+    depth + 2 buffers filled `depth` iterations ahead); the others are stored from registers. With
+    registers only, three buffers make that safe without a second barrier: when a warp stores tile
+    i + 1, every warp has passed iteration i's barrier, so every MMA up to i - 2 (the last reader of
+    that buffer) is done. The loop's results are waited for right after it (`drain`).
 
     8-bit operands (int8, and fp8 as bytes from tile-lower-fp8) use the same core matrices holding
     16 values per row; the instruction reads B only K-major, so a row-major B is stored transposed,
     byte by byte."""
     warps = lowering.num_warps
-    b_source = transposed_b_source(op)  # B = trans(X): X's rows are B's columns, stored K-major
-    # B loaded column-major (contiguous along K, e.g. `b.T` through strides): kept in that layout,
-    # stored K-major with vector stores along K
-    b_column = None if b_source is not None else _column_major_layout(lowering, op.operands[1])
+    ring = lowering.rings.get(op)  # cp_async.Ring: operands already on their way to shared memory
+    in_smem = ring.operands if ring is not None else {}
+    mode = ring.staging.b_mode if ring is not None else b_mode(lowering, op)
+    b_source = transposed_b_source(op) if mode == "trans" else None
+    b_column = _column_major_layout(lowering, op.operands[1]) if mode == "k-major" else None
     m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
-        lowering, op, accumulator_layout, b_source, b_column
+        lowering, op, accumulator_layout, b_source, b_column, skip=in_smem
     )
-    bytes_ = kind.split(".")[0] in _BYTE_KINDS  # fp8 (as bytes) or int8
-    elem_bytes = 1 if bytes_ else 2
-    elem = ir.IntegerType.get_signless(8) if bytes_ else tile.element_of(op.operands[0].type)
-    per_row = 16 // elem_bytes  # values in one 16-byte row of a core matrix
-    k16 = k * elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
-    b_k_major = b_source is not None or bytes_ or b_column is not None
+    staging = ring.staging if ring is not None else Staging(m, n, k, kind, warps, mode)
+    elem_bytes, per_row, k16 = staging.elem_bytes, staging.per_row, staging.k16
+    elem = ir.IntegerType.get_signless(8) if elem_bytes == 1 else tile.element_of(op.operands[0].type)
 
     i32 = ir.IntegerType.get_signless(32)
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    stage_bytes = _smem_bytes(m, n, k16)
+    stage_bytes = staging.bytes
     # fp8 with max_num_imprecise_acc <= K (as Triton): the tensor core sums `group` k-steps (at most
     # that many K values) in its own precision from zero, then the partial sum is added to the
     # accumulator in fp32; each group waits for its MMAs, so such a dot is not pipelined
     total_steps = k16 // 16  # 32 bytes of K per instruction
-    group, promoted = total_steps, False
-    if "max_num_imprecise_acc" in op.attributes and kind.split(".")[0] in _FP8:
-        limit = ir.IntegerAttr(op.attributes["max_num_imprecise_acc"]).value
-        promoted = limit <= k
-        group = max(1, min(total_steps, limit // 32))
+    group, promoted = total_steps, promoted_group(op, kind)
+    if promoted:
+        group = promoted
     pipelined = None if promoted else _pipelined_loop(op)
-    if pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
+
+    def buffer_at(region, stages, index):
+        if index.type != i32:
+            index = arith.index_cast(i32, index)
+        offset = arith.muli(arith.remui(index, _c(stages)), _c(stage_bytes))
+        return llvm.GEPOp(smem_ptr_type, region, [offset], [dynamic_index], i8, 0).result
+
+    if ring is not None:
+        iteration = ring.iteration(lowering)
+        base = buffer_at(ring.region, ring.stages, iteration)
+        ring.wait_for_current()
+        lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
+    elif pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
         loop, position = pipelined
         region = lowering.smem_region(STAGES * stage_bytes)
         lb, step = lowering.scalar(loop.operands[0]), lowering.scalar(loop.operands[2])
         iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
-        if iteration.type != i32:
-            iteration = arith.index_cast(i32, iteration)
-        stage = arith.remui(iteration, _c(STAGES))
-        base = llvm.GEPOp(
-            smem_ptr_type, region, [arith.muli(stage, _c(stage_bytes))], [dynamic_index], i8, 0
-        ).result
+        base = buffer_at(region, STAGES, iteration)
         lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
     else:
         pipelined = None
         base = lowering.smem(stage_bytes)
         lowering.smem_write_fence()
-    a_lbo, a_sbo = _a_strides(k16)
-    b_lbo, b_sbo = _a_strides(k16) if b_k_major else _b_strides(k16)
 
     def byte_at(region_offset: int, offset: ir.Value) -> ir.Value:
         total = arith.addi(offset, _c(region_offset)) if region_offset else offset
         return llvm.GEPOp(smem_ptr_type, base, [total], [dynamic_index], i8, 0).result
 
-    def core_offset(outer, inner, lbo, sbo):
-        """Byte offset of element (outer, inner) in cores of 8 `outer` x 16 bytes of `inner` (K-major:
-        outer M or N, inner K; N-major: outer K, inner N), neighbours along `inner` LBO apart."""
-        core = arith.addi(
-            arith.muli(arith.shrui(outer, _c(3)), _c(sbo)),
-            arith.muli(arith.shrui(inner, _c(_log2(per_row))), _c(lbo)),
-        )
-        within = arith.addi(
-            arith.shli(arith.andi(outer, _c(7)), _c(4)),
-            arith.shli(arith.andi(inner, _c(per_row - 1)), _c(_log2(elem_bytes))),
-        )
-        return arith.addi(core, within)
-
-    def a_at(row, col):
-        return byte_at(0, core_offset(_hardware_row(row, warps), col, a_lbo, a_sbo))
-
-    def b_at(row, col):
-        if b_source is not None:  # row: n, col: k (X's registers), K-major
-            return byte_at(_a_bytes(m, k16), core_offset(row, col, b_lbo, b_sbo))
-        if b_k_major:  # row: k, col: n of a row-major B, stored K-major
-            return byte_at(_a_bytes(m, k16), core_offset(col, row, b_lbo, b_sbo))
-        # N-major (row: k, col: n): cores (n/8, k/8), 16-byte rows along n, k-rows inside a core
-        core = arith.addi(
-            arith.muli(arith.shrui(col, _c(3)), _c(b_sbo)), arith.muli(arith.shrui(row, _c(3)), _c(b_lbo))
-        )
-        inner = arith.addi(
-            arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
-        )
-        return byte_at(_a_bytes(m, k16), arith.addi(core, inner))
-
-    mma.store_rows(lowering, a_regs, a_layout, a_at, elem, run_limit=per_row)
-    if b_column is not None:  # runs along K, contiguous in K-major cores
-        mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=per_row, axis=0)
-    else:  # a row-major B stored K-major: consecutive n are 16 bytes apart, one value each
-        transposing = b_k_major and b_source is None
-        mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
+    if 0 not in in_smem:
+        mma.store_rows(lowering, a_regs, a_layout, lambda r, c: byte_at(0, staging.a_offset(r, c)), elem,
+                       run_limit=per_row)  # fmt: skip
+    if 1 not in in_smem:
+        b_at = lambda r, c: byte_at(0, staging.b_offset(r, c))  # noqa: E731
+        if b_column is not None:  # runs along K, contiguous in K-major cores
+            mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=per_row, axis=0)
+        else:  # a row-major B stored K-major: consecutive n are 16 bytes apart, one value each
+            transposing = mode == "k-major"
+            mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
     # visible to it, then wait for every thread's stores.
     _asm("fence.proxy.async.shared::cta;")
     gpu.BarrierOp()
 
+    a_lbo, a_sbo, b_lbo, b_sbo = staging.a_lbo, staging.a_sbo, staging.b_lbo, staging.b_sbo
     groups = warps // 4
     wg = arith.shrui(lowering.warp, _c(2))
     slot = {static: i for i, static in enumerate(c_layout.registers)}
@@ -300,12 +351,14 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                 ]
                 for ks in range(s0, min(s0 + group, total_steps)):  # two cores of K each
                     desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
-                    b_offset = _a_bytes(m, k16) + 2 * ks * b_lbo + (c0 // 8) * b_sbo
+                    b_offset = staging.b_start + 2 * ks * b_lbo + (c0 // 8) * b_sbo
                     desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
                     target = partial if promoted else c_regs
                     fresh = promoted and ks == s0  # scale-d = 0: D = A x B, the inputs unread
                     inputs = [(c_regs if fresh else target)[r] for r in regs]
-                    outs = _wgmma(kind, width, desc_a, desc_b, inputs, not b_k_major, 0 if fresh else 1)
+                    outs = _wgmma(
+                        kind, width, desc_a, desc_b, inputs, not staging.b_k_major, 0 if fresh else 1
+                    )
                     for r, v in zip(regs, outs):
                         target[r] = v
                 touched.extend(regs)
@@ -317,9 +370,23 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         waited = _tied_asm(f"wgmma.wait_group.sync.aligned {pending};", [source[r] for r in touched])
         for r, v in zip(touched, waited):
             c_regs[r] = arith.addf(c_regs[r], v) if promoted else v
+    if ring is not None:  # the buffer of iteration i - 1 is free now: fill it for iteration i + depth
+        ring.issue_ahead(lowering, iteration)
     if pipelined is None:
         lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def promoted_group(op, kind: str) -> int:
+    """For an fp8 dot with max_num_imprecise_acc = L <= K: the k-steps summed in the tensor core's
+    own precision before each fp32 addition (0 when the whole K is)."""
+    if "max_num_imprecise_acc" not in op.attributes or kind.split(".")[0] not in _FP8:
+        return 0
+    limit = ir.IntegerAttr(op.attributes["max_num_imprecise_acc"]).value
+    k = tile.shape_of(op.operands[0].type)[1]
+    if limit > k:
+        return 0
+    return max(1, min(k // 32, limit // 32))
 
 
 def drain(lowering, results) -> None:

@@ -43,8 +43,13 @@ def has_wgmma(arch: str) -> bool:
 
 def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
-    ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes)."""
-    pipelining = "tile-pipeline-loads,tile-canonicalize," if num_stages >= 2 else ""
+    ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
+    sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead, as asynchronous
+    copies into shared memory (cp_async.py), which costs no registers."""
+    pipelining = ""
+    if num_stages >= 2:
+        ahead = f"{{wgmma-depth={num_stages - 1} num-warps={num_warps}}}" if has_wgmma(arch) else ""
+        pipelining = f"tile-pipeline-loads{ahead},tile-canonicalize,"
     return [
         Stage(
             "gpu",

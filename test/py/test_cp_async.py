@@ -1,0 +1,133 @@
+"""Warpgroup-MMA operands streamed into shared memory with cp.async (sm_90a, num_stages >= 2): which
+loads stream, how far ahead (num_stages - 1, fewer where the ring of stage buffers would not fit),
+the PTX checked and assembled in CI; on a GPU, results for every operand type and B layout with
+ragged M/N and a K tail (zero-filled copies), and when some loads cannot stream."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import ml_dtypes
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+from test_8bit import SIGNATURE, _b_args, matmul_8bit
+
+import tilec
+import tilec.language as tl
+
+COPY = re.compile(r"cp\.async\.(cg|ca)\.shared\.global \[%r\d+\], \[%rd\d+\], (\d+),")
+TYPES = {"fp16": np.float16, "fp8e4nv": ml_dtypes.float8_e4m3fn, "i8": np.int8}
+
+
+def _ptx(formats=("fp16", "fp16"), config=(128, 128, 64, 8), layout="row", num_stages=3, target="sm_90a",
+         signature=SIGNATURE):  # fmt: skip
+    bm, bn, bk, warps = config
+    integer = formats[0] == "i8"
+    types = signature.format(*formats).replace("*fp32", "*i32" if integer else "*fp32").split(",")
+    unit = "stride_bn" if layout == "row" else "stride_bk"
+    del types[8 if layout == "row" else 7]
+    compiled = tilec.compile(
+        matmul_8bit,
+        signature=",".join(types),
+        constexprs={"BM": bm, "BN": bn, "BK": bk, "B_TRANSPOSED": layout == "trans",
+                    "ACC": tl.int32 if integer else tl.float32, unit: 1},
+        target=target, num_warps=warps, num_stages=num_stages,
+    )  # fmt: skip
+    if shutil.which("ptxas") and target.startswith("sm_"):
+        assert "cubin" in compiled.asm
+    return compiled.asm["ptx"]
+
+
+def _waits(ptx):
+    return sorted({int(n) for n in re.findall(r"cp\.async\.wait_group (\d+);", ptx)})
+
+
+@pytest.mark.parametrize("layout", ["row", "column", "trans"])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_operands_stream_num_stages_minus_one_ahead(stages, layout):
+    """A and B each stream in 16-byte copies, num_stages - 1 iterations ahead: the MMA of iteration i
+    waits until only the copies of the later iterations are in flight (2 per iteration), and the
+    loop is followed by a wait for all of them."""
+    ptx = _ptx(layout=layout, num_stages=stages)
+    sizes = {size for _, size in COPY.findall(ptx)}
+    assert sizes == {"16"}
+    assert _waits(ptx) == sorted({0, 2 * (stages - 2)})
+    assert "wgmma.mma_async" in ptx and "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "st.shared" not in ptx  # no operand goes through registers
+
+
+def test_ring_depth_is_limited_by_shared_memory():
+    """128x256x64 fp16: a stage takes 54 KiB, so 227 KiB hold 4 buffers, two iterations ahead, however
+    many stages are asked for."""
+    ptx = _ptx(config=(128, 256, 64, 8), num_stages=6)
+    assert _waits(ptx) == [0, 2]
+    assert re.search(r"\.shared \.align \d+ \.b8 __tilec_smem\[\]", ptx) or "__tilec_smem" in ptx
+
+
+@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("i8", "i8")])
+def test_8bit_operands_stream_k_major(formats):
+    """8-bit B streams where it is K-contiguous (column-major or tl.trans(Bt)); a row-major 8-bit B
+    must be transposed byte by byte, so it stays in registers (one iteration ahead) while A streams."""
+    for layout in ("column", "trans"):
+        ptx = _ptx(formats, layout=layout, num_stages=3)
+        assert {size for _, size in COPY.findall(ptx)} == {"16"} and _waits(ptx) == [0, 2]
+    ptx = _ptx(formats, layout="row", num_stages=3)
+    assert not COPY.findall(ptx)  # B cannot stream, so neither operand does
+    assert "wgmma.mma_async" in ptx
+
+
+def test_unaligned_operands_stay_in_registers():
+    """Strides not known to be multiples of 16 bytes: no copies (cp.async needs aligned 4-byte or
+    larger pieces), the register pipeline instead, still on the warpgroup tensor cores."""
+    ptx = _ptx(signature="*{},*{},*fp32,i32,i32,i32,i32,i32,i32,i32")
+    assert not COPY.findall(ptx) and "wgmma.mma_async" in ptx
+
+
+def test_no_streaming_without_warpgroup_mma():
+    for target in ("sm_80", "sm_90"):
+        ptx = _ptx(config=(64, 64, 32, 4), target=target)
+        assert not COPY.findall(ptx) and "mma.sync" in ptx
+    assert not COPY.findall(_ptx(num_stages=1))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("config", [(128, 128, 64, 8), (128, 256, 64, 8), (64, 128, 64, 4)])
+@pytest.mark.parametrize("layout", ["row", "column", "trans"])
+@pytest.mark.parametrize("fmt", ["fp16", "fp8e4nv", "i8"])
+def test_streamed_matmul_on_gpu(fmt, layout, config, stages):
+    """Ragged M and N, K with a partial last tile (zero-filled by the copies), several tiles per
+    program row and column, aligned strides so that the copies are taken."""
+    import torch
+
+    bm, bn, bk, warps = config
+    M, N, K = 3 * bm - 5, 2 * bn + 16, 5 * bk - 32
+    rng = np.random.default_rng(7)
+    if fmt == "i8":
+        a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+        c = torch.full((M, N), -1, device="cuda", dtype=torch.int32)
+    else:
+        a = rng.standard_normal((M, K)).astype(TYPES[fmt])
+        b = rng.standard_normal((K, N)).astype(TYPES[fmt])
+        c = torch.full((M, N), float("nan"), device="cuda")
+    stored, sbk, sbn, transposed = _b_args(b, layout)
+
+    def device(x):
+        if fmt == "fp8e4nv":
+            return torch.from_numpy(x.view(np.uint8)).cuda().view(torch.float8_e4m3fn)
+        return torch.from_numpy(x).cuda()
+
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    acc = tl.int32 if fmt == "i8" else tl.float32
+    matmul_8bit[grid](device(a), device(stored), c, M, N, K, K, sbk, sbn, N, BM=bm, BN=bn, BK=bk,
+                      B_TRANSPOSED=transposed, ACC=acc, num_warps=warps, num_stages=stages)  # fmt: skip
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    if fmt == "i8":
+        np.testing.assert_array_equal(c.cpu().numpy(), expected.astype(np.int64))
+    else:
+        # fp8 products are exact in fp32 pieces; the tensor core's own sum over K is the only error
+        np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=2e-3, atol=2e-2 if fmt == "fp16" else 0.5)

@@ -1,0 +1,320 @@
+"""Warpgroup-MMA operands streamed into shared memory with cp.async (sm_90a), for convert-tile-to-gpu.
+
+tile-pipeline-loads has already made the loop a software pipeline: the tiles of the first `depth`
+iterations are loaded before the loop, each iteration loads the tile `depth` iterations ahead, and
+the tiles travel through loop-carried values (slot j holding the tile of iteration i + j):
+
+    a0 = load(p(0)); a1 = load(p(1))
+    for i (x0 = a0, x1 = a1): a2 = load(p(i + 2)); acc = dot(x0, b, acc); yield x1, a2
+
+In registers that costs `depth` tiles per operand. Here the loads become asynchronous copies
+(`cp.async`, 4 to 16 bytes per thread and access) straight into a ring of depth + 2 stage buffers
+laid out as the warpgroup MMA reads them (wgmma.Staging; iteration j's tiles in buffer
+j mod (depth + 2)), and the loop-carried values disappear. Each iteration then runs
+
+    cp.async.wait_group   this thread's copies for iteration i have landed (those of the depth - 1
+                          later iterations may still be in flight: one commit group per load)
+    fence.proxy.async, bar.sync     everyone's copies, visible to the tensor cores
+    wgmma (i), wgmma.wait_group 1   this warpgroup's MMA of iteration i - 1 is done
+    copies for iteration i + depth into buffer (i + depth) mod (depth + 2)
+
+Why depth + 2 buffers: when a thread issues the copies of iteration i + depth, other warpgroups may
+still run their MMAs of iterations i - 1 and i (each waited for i - 2 before the barrier this thread
+has passed), and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of them apart.
+Copies for iterations past the end are masked off (zero fill) and waited for after the loop.
+
+Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
+along when it qualifies, else it is stored from registers into the same buffers. The choice here
+must match tile-pipeline-loads' `_warpgroup_dot_loads`, which chose the depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+from tilec.dialects import tile
+
+from . import mma, wgmma
+from .layouts import Blocked
+from .lowering_common import segments
+
+_DYNAMIC = -2147483648  # llvm.getelementptr's marker for a dynamic index
+
+
+class _InSharedMemory:
+    """The "layout" of a streamed tile: no registers (it lives in the ring)."""
+
+    registers = ()
+
+    def __repr__(self) -> str:
+        return "in-shared-memory"
+
+
+IN_SHARED_MEMORY = _InSharedMemory()
+
+
+@dataclass
+class Stream:
+    """One operand's loads: `prologue[j]` (before the loop) loads iteration j's tile, `ahead` (in the
+    loop) the tile `depth` iterations ahead; each is copied `width` elements at a time."""
+
+    operand: int  # 0: A, 1: B
+    prologue: list
+    ahead: ir.Operation
+    width: int
+
+
+@dataclass
+class Ring:
+    dot: ir.Operation
+    loop: ir.Operation
+    depth: int
+    staging: wgmma.Staging
+    streams: dict  # operand index -> Stream
+    carried: set = field(default_factory=set)  # values that hold no registers (IN_SHARED_MEMORY)
+    region: ir.Value | None = None  # start of the ring, allocated at the first copy
+
+    @property
+    def stages(self) -> int:
+        return self.depth + 2
+
+    @property
+    def operands(self) -> set:
+        return set(self.streams)
+
+    def iteration(self, lowering) -> ir.Value:
+        """(iv - lb) / step as i32, in the loop body."""
+        i32 = ir.IntegerType.get_signless(32)
+        lb, step = lowering.scalar(self.loop.operands[0]), lowering.scalar(self.loop.operands[2])
+        iv = lowering.scalar(self.loop.regions[0].blocks[0].arguments[0])
+        index = arith.divsi(arith.subi(iv, lb), step)
+        return index if index.type == i32 else arith.index_cast(i32, index)
+
+    def wait_for_current(self) -> None:
+        """This thread's copies of the current iteration have landed (one group per stream and
+        iteration; those of the depth - 1 iterations after it may still be in flight)."""
+        _asm(f"cp.async.wait_group {(self.depth - 1) * len(self.streams)};")
+
+    def issue_ahead(self, lowering, iteration: ir.Value) -> None:
+        """Copies of the tiles `depth` iterations ahead, into their buffer."""
+        target = arith.addi(iteration, _c(self.depth))
+        for index in sorted(self.streams):
+            stream = self.streams[index]
+            copy(lowering, self, stream, stream.ahead, target)
+
+
+def plan(lowering) -> None:
+    """Fills lowering.rings (dot -> Ring) and lowering.streamed (tile.load -> (Ring, Stream, slot or
+    None for the load in the loop)) for the warpgroup-MMA dots whose operands can stream."""
+    dots = []
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        if op.name == "tile.dot":
+            dots.append(op)
+        return ir.WalkResult.ADVANCE
+
+    lowering.fn.walk(visit)
+    loops_taken = set()
+    for dot in dots:
+        ring = _plan_dot(lowering, dot)
+        if ring is None or ring.loop in loops_taken:
+            continue
+        loops_taken.add(ring.loop)
+        lowering.rings[dot] = ring
+        for stream in ring.streams.values():
+            for slot, load in enumerate(stream.prologue):
+                lowering.streamed[load] = (ring, stream, slot)
+            lowering.streamed[stream.ahead] = (ring, stream, None)
+
+
+def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
+    warps = lowering.num_warps
+    kind = wgmma.wgmma_kind(dot, warps)
+    if kind is None or wgmma.promoted_group(dot, kind):
+        return None
+    pipelined = wgmma._pipelined_loop(dot)
+    if pipelined is None:
+        return None
+    loop = pipelined[0].operation
+    elem_bytes = 1 if kind.split(".")[0] in wgmma._BYTE_KINDS else 2
+    streams, carried, modes, depths = {}, set(), {}, set()
+    for index in (0, 1):
+        found = _stream(lowering, loop, dot, index, elem_bytes)
+        if found is not None:
+            stream, mode, values = found
+            streams[index], modes[index] = stream, mode
+            carried |= values
+            depths.add(len(stream.prologue))
+    if 1 not in streams or len(depths) != 1:
+        return None
+    (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
+    staging = wgmma.Staging(m, n, k, kind, warps, modes[1])
+    depth = depths.pop()
+    if (depth + 2) * staging.bytes > mma.SMEM_LIMIT:
+        return None
+    return Ring(dot, loop, depth, staging, streams, carried)
+
+
+def _single_use(value: ir.Value) -> bool:
+    return len(list(value.uses)) == 1
+
+
+def peel(dot: ir.Operation, index: int):
+    """(value, transposed): the tensor a dot operand is made of, through fp8's bitcast from bytes and,
+    for B, one tl.trans, each used by the next alone; None when it is computed otherwise."""
+    value, transposed = dot.operands[index], False
+    while True:
+        if not _single_use(value):
+            return None
+        if isinstance(value.owner, ir.Block):
+            return value, transposed
+        op = value.owner.operation
+        if op.name == "arith.bitcast":
+            value = op.operands[0]
+        elif op.name == "tile.trans" and index == 1 and not transposed:
+            if list(ir.DenseI32ArrayAttr(op.attributes["order"])) != [1, 0]:
+                return value, transposed
+            value, transposed = op.operands[0], True
+        else:
+            return value, transposed
+
+
+def _stream(lowering, loop, dot, index: int, elem_bytes: int):
+    """(Stream, staging mode of the operand, the values it makes register-free) when operand
+    `index` of `dot` comes from a chain of prefetched loads that cp.async can take, else None."""
+    body = loop.regions[0].blocks[0]
+    peeled = peel(dot, index)
+    if peeled is None:
+        return None
+    value, transposed = peeled
+    terminator = list(body.operations)[-1].operation
+    yielded, inits = list(terminator.operands), list(loop.operands)[3:]
+    slots, values = [], set()
+    while isinstance(value.owner, ir.Block) and value.owner == body:
+        number = ir.BlockArgument(value).arg_number
+        if number == 0 or number - 1 in slots or not _single_use(value):
+            return None
+        slots.append(number - 1)
+        values.add(value)
+        value = yielded[number - 1]
+    if not slots or isinstance(value.owner, ir.Block) or not _single_use(value):
+        return None  # not prefetched (num_stages 1), or not by a load
+    ahead = value.owner.operation
+    if ahead.name != "tile.load" or ahead.parent != loop:
+        return None
+    values.add(value)
+    prologue = []
+    for slot in slots:
+        init = inits[slot]
+        if isinstance(init.owner, ir.Block) or not _single_use(init) or list(loop.results[slot].uses):
+            return None
+        load = init.owner.operation
+        if load.name != "tile.load" or load.block != loop.block:
+            return None
+        prologue.append(load)
+        values |= {init, loop.results[slot]}
+    mode, width = None, 16 // elem_bytes
+    for load in [*prologue, ahead]:
+        found = _copyable(lowering, load, index, transposed, elem_bytes)
+        if found is None or (mode is not None and found[0] != mode):
+            return None
+        mode, width = found[0], min(width, found[1])
+    return Stream(index, prologue, ahead, width), mode, values
+
+
+def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_bytes: int):
+    """(staging mode, elements per copy) when cp.async can put this load's tile where the MMA reads
+    it: vectors of 4 to 16 bytes contiguous in the staging layout, masked-off elements zero."""
+    if "volatile" in load.attributes or not zero_filled(load):
+        return None
+    result = load.results[0]
+    shape = tile.shape_of(result.type)
+    if len(shape) != 2:
+        return None
+    layout = layout_of(lowering, load)
+    if not isinstance(layout, Blocked):
+        return None
+    row_major = layout.order[0] == 1
+    if index == 0:
+        mode = "a" if row_major else None
+    elif transposed:
+        mode = "trans" if row_major else None
+    elif not row_major:
+        mode = "k-major"
+    else:
+        mode = "n-major" if elem_bytes == 2 else None  # 8-bit B is stored transposed, byte by byte
+    if mode is None:
+        return None
+    seg = segments(load)
+    mask = seg["mask"][0] if seg["mask"] else None
+    width = lowering.access_width(seg["ptr"][0], mask, layout, elem_bytes)
+    if width * elem_bytes < 4:
+        return None
+    return mode, width
+
+
+def zero_filled(load: ir.Operation) -> bool:
+    """cp.async fills masked-off elements with zeros: `other` must be absent or zero."""
+    seg = segments(load)
+    if not seg["other"]:
+        return True
+    other = seg["other"][0]
+    if isinstance(other.owner, ir.Block) or other.owner.operation.name != "arith.constant":
+        return False
+    attr = ir.DenseElementsAttr(other.owner.operation.attributes["value"])
+    if not attr.is_splat:
+        return False
+    splat = attr.get_splat_value()
+    return (
+        ir.FloatAttr(splat).value if isinstance(splat, ir.FloatAttr) else ir.IntegerAttr(splat).value
+    ) == 0
+
+
+def layout_of(lowering, load: ir.Operation):
+    result = load.results[0]
+    return lowering.load_layouts.get(result) or lowering.layout_for(
+        tile.shape_of(result.type), tile.element_of(result.type)
+    )
+
+
+def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir.Value) -> None:
+    """cp.async of `load`'s tile into the ring buffer of `iteration`, then one commit group."""
+    smem_ptr, i8 = ir.Type.parse("!llvm.ptr<3>"), ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    if ring.region is None:  # first copy: before the loop, where it dominates every use
+        ring.region = lowering.smem_region(ring.stages * ring.staging.bytes)
+    offset = arith.muli(arith.remui(iteration, _c(ring.stages)), _c(ring.staging.bytes))
+    base = llvm.GEPOp(smem_ptr, ring.region, [offset], [_DYNAMIC], i8, 0).result
+    layout = layout_of(lowering, load)
+    seg = segments(load)
+    ptrs = lowering.regs(seg["ptr"][0], layout)
+    masks = lowering.regs(seg["mask"][0], layout) if seg["mask"] else None
+    coords = lowering.coords(layout)
+    nbytes = stream.width * ring.staging.elem_bytes
+    # 16-byte copies bypass L1 (.cg), as the tiles are read once per CTA; smaller ones must use .ca
+    text = f"cp.async.{'cg' if nbytes == 16 else 'ca'}.shared.global [$0], [$1], {nbytes}, $2;"
+    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+    for j in range(0, len(ptrs), stream.width):
+        row, col = coords[j]
+        dst = llvm.GEPOp(smem_ptr, base, [ring.staging.offset(stream.operand, row, col)], [_DYNAMIC], i8, 0)
+        size = _c(nbytes) if masks is None else arith.select(masks[j], _c(nbytes), _c(0))
+        operands = [llvm.PtrToIntOp(i32, dst.result).result, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
+        llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), operands, text, "r,l,r", has_side_effects=True)
+    _asm("cp.async.commit_group;")
+    lowering.set_natural(load.results[0], IN_SHARED_MEMORY, [])
+
+
+def wait_all() -> None:
+    """After a loop with a ring: the copies issued for iterations past its end have landed."""
+    _asm("cp.async.wait_group 0;")
+
+
+def _c(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(32), v).result
+
+
+def _asm(text: str) -> None:
+    llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), [], text, "", has_side_effects=True)
