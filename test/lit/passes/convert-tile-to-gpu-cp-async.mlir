@@ -1,0 +1,86 @@
+// RUN: tilec-opt %s --split-input-file -p 'tile-pipeline-loads{wgmma-depth=2 num-warps=4},convert-tile-to-gpu{num-warps=4 mma=1 wgmma=1}' | FileCheck %s
+// RUN: tilec-opt %s --split-input-file -p 'tile-pipeline-loads,convert-tile-to-gpu{num-warps=4 mma=1 wgmma=1}' | FileCheck %s --check-prefix=ONE
+// RUN: tilec-opt %s --split-input-file -p 'tile-pipeline-loads{wgmma-depth=2 num-warps=4},convert-tile-to-gpu{num-warps=4 mma=1}' | FileCheck %s --check-prefix=SM80
+
+// acc = dot(a, b, acc) over loads prefetched two iterations ahead: the loads before the loop become
+// cp.async copies into the ring (one commit group per load), the loop carries no tiles, waits for
+// the current iteration's two groups (two later ones stay in flight), makes them visible to the
+// tensor cores, runs the MMA, then copies the tiles two iterations ahead; after the loop every copy
+// is waited for.
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-COUNT-4: "cp.async.commit_group;"
+// CHECK: scf.for
+// CHECK-NOT: f16
+// CHECK-SAME: -> (f32,
+// CHECK: "cp.async.wait_group 2;"
+// CHECK-NEXT: "fence.proxy.async.shared::cta;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "cp.async.commit_group;"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "cp.async.commit_group;"
+// CHECK-NEXT: scf.yield
+// CHECK: "cp.async.wait_group 0;"
+// CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// One iteration ahead (the pass's default depth): three buffers, nothing else in flight at the MMA.
+// ONE-LABEL: gpu.func @matmul
+// ONE-COUNT-2: "cp.async.commit_group;"
+// ONE: scf.for
+// ONE: "cp.async.wait_group 0;"
+// ONE: arith.remui %{{.*}}, %c3_i32
+// Without warpgroup MMA nothing streams: the prefetched tiles are registers.
+// SM80-LABEL: gpu.func @matmul
+// SM80-NOT: cp.async
+// SM80: mma.sync
+func.func @matmul(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.divisibility = 16 : i32, tile.name = "K"}) attributes {tile.kernel} {
+  %0 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %1 = "tile.make_range"() {end = 32 : i32, start = 0 : i32} : () -> tensor<32xi32>
+  %2 = "tile.expand_dims"(%0) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  %3 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+  %4 = arith.muli %2, %3 : tensor<64x1xi32>
+  %5 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+  %6 = "tile.addptr"(%5, %4) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+  %7 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+  %8 = "tile.broadcast"(%6) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x32x!tile.ptr<f16>>
+  %9 = "tile.broadcast"(%7) : (tensor<1x32xi32>) -> tensor<64x32xi32>
+  %10 = "tile.addptr"(%8, %9) : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f16>>
+  %11 = "tile.expand_dims"(%1) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %cst = arith.constant dense<64> : tensor<32x1xi32>
+  %12 = arith.muli %11, %cst : tensor<32x1xi32>
+  %13 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<32x1x!tile.ptr<f16>>
+  %14 = "tile.addptr"(%13, %12) : (tensor<32x1x!tile.ptr<f16>>, tensor<32x1xi32>) -> tensor<32x1x!tile.ptr<f16>>
+  %15 = "tile.expand_dims"(%0) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %16 = "tile.broadcast"(%14) : (tensor<32x1x!tile.ptr<f16>>) -> tensor<32x64x!tile.ptr<f16>>
+  %17 = "tile.broadcast"(%15) : (tensor<1x64xi32>) -> tensor<32x64xi32>
+  %18 = "tile.addptr"(%16, %17) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f16>>
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %c0_i32 = arith.constant 0 : i32
+  %c32_i32 = arith.constant 32 : i32
+  %19:3 = scf.for %arg4 = %c0_i32 to %arg3 step %c32_i32 iter_args(%arg5 = %cst_0, %arg6 = %10, %arg7 = %18) -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>)  : i32 {
+    %26 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+    %27 = arith.subi %arg3, %arg4 : i32
+    %28 = "tile.splat"(%27) : (i32) -> tensor<1x32xi32>
+    %29 = arith.cmpi slt, %26, %28 : tensor<1x32xi32>
+    %30 = "tile.broadcast"(%29) : (tensor<1x32xi1>) -> tensor<64x32xi1>
+    %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x32xf16>
+    %31 = "tile.load"(%arg6, %30, %cst_4) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+    %32 = "tile.load"(%arg7) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
+    %33 = "tile.dot"(%31, %32, %arg5) {input_precision = "ieee"} : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %cst_6 = arith.constant dense<32> : tensor<64x32xi32>
+    %34 = "tile.addptr"(%arg6, %cst_6) : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f16>>
+    %cst_7 = arith.constant dense<2048> : tensor<32x64xi32>
+    %35 = "tile.addptr"(%arg7, %cst_7) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f16>>
+    scf.yield %33, %34, %35 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>
+  }
+  %cst_2 = arith.constant dense<64> : tensor<64x1xi32>
+  %20 = arith.muli %2, %cst_2 : tensor<64x1xi32>
+  %21 = "tile.splat"(%arg2) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+  %22 = "tile.addptr"(%21, %20) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+  %23 = "tile.broadcast"(%22) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x64x!tile.ptr<f32>>
+  %24 = "tile.broadcast"(%15) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+  %25 = "tile.addptr"(%23, %24) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%25, %19#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
+  return
+}
