@@ -153,7 +153,7 @@ class _KernelLowering:
         self.region_bytes = 0  # dedicated regions, placed after the scratch space
         self.waits_after_loop: dict = {}  # scf.for -> indices of results an async MMA still writes
         self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
-        self.streamed: dict = {}  # tile.load -> (Ring, Stream, prologue slot or None)
+        self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
         self.vector_for_shape = self._vector_widths()
         self.anchor_ops: list = []
 
@@ -885,13 +885,9 @@ def _vector_type(elem, n):
 
 
 def _load(self: _KernelLowering, op):
-    streamed = self.streamed.get(op)
-    if streamed is not None:  # a warpgroup-MMA operand copied into shared memory (cp_async.py)
-        ring, stream, slot = streamed
-        if slot is None:  # the copy goes after this iteration's MMA (Ring.issue_ahead)
-            self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
-        else:
-            cp_async.copy(self, ring, stream, op, _i32(slot))
+    if op in self.streamed:  # a warpgroup-MMA operand copied into shared memory (cp_async.py):
+        # by the loop (Ring.issue_prologue) or after this iteration's MMA (Ring.issue_ahead)
+        self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
         return
     seg = segments(op)
     ptr = seg["ptr"][0]
@@ -1216,6 +1212,9 @@ def _types(self, olds, layouts):
 
 def _for(self: _KernelLowering, op):
     self.smem_dirty = True
+    rings = [ring for ring in self.rings.values() if ring.loop == op.operation]
+    for ring in rings:
+        ring.issue_prologue(self)
     lb, ub, step = (self.scalar(v) for v in list(op.operands)[:3])
     inits = list(op.operands)[3:]
     layouts = _carried_layouts(self, inits)
@@ -1232,7 +1231,7 @@ def _for(self: _KernelLowering, op):
         scf.YieldOp(_flatten(self, yielded, layouts))
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
-    if any(ring.loop == op.operation for ring in self.rings.values()):
+    if rings:
         cp_async.wait_all()  # copies issued for iterations past the end
     pending = self.waits_after_loop.pop(op.operation, None)
     if pending:  # warpgroup MMAs the loop left in flight

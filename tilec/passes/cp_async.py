@@ -98,6 +98,15 @@ class Ring:
         iteration; those of the depth - 1 iterations after it may still be in flight)."""
         _asm(f"cp.async.wait_group {(self.depth - 1) * len(self.streams)};")
 
+    def issue_prologue(self, lowering) -> None:
+        """Right before the loop: the copies of its first `depth` iterations, iteration by iteration
+        (the commit groups' order the waits count on; tile-hoist-loads may have reordered the
+        loads themselves)."""
+        for slot in range(self.depth):
+            for index in sorted(self.streams):
+                stream = self.streams[index]
+                copy(lowering, self, stream, stream.prologue[slot], _c(slot))
+
     def issue_ahead(self, lowering, iteration: ir.Value) -> None:
         """Copies of the tiles `depth` iterations ahead, into their buffer."""
         target = arith.addi(iteration, _c(self.depth))
@@ -107,8 +116,8 @@ class Ring:
 
 
 def plan(lowering) -> None:
-    """Fills lowering.rings (dot -> Ring) and lowering.streamed (tile.load -> (Ring, Stream, slot or
-    None for the load in the loop)) for the warpgroup-MMA dots whose operands can stream."""
+    """Fills lowering.rings (dot -> Ring) and lowering.streamed (the tile.loads they copy) for the
+    warpgroup-MMA dots whose operands can stream."""
     dots = []
 
     def visit(op):
@@ -126,9 +135,7 @@ def plan(lowering) -> None:
         loops_taken.add(ring.loop)
         lowering.rings[dot] = ring
         for stream in ring.streams.values():
-            for slot, load in enumerate(stream.prologue):
-                lowering.streamed[load] = (ring, stream, slot)
-            lowering.streamed[stream.ahead] = (ring, stream, None)
+            lowering.streamed.update([*stream.prologue, stream.ahead])
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
@@ -304,7 +311,6 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
         operands = [llvm.PtrToIntOp(i32, dst.result).result, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
         llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), operands, text, "r,l,r", has_side_effects=True)
     _asm("cp.async.commit_group;")
-    lowering.set_natural(load.results[0], IN_SHARED_MEMORY, [])
 
 
 def wait_all() -> None:
