@@ -14,7 +14,8 @@ j mod (depth + 2)), and the loop-carried values disappear. Each iteration then r
 
     cp.async.wait_group   this thread's copies for iteration i have landed (those of the depth - 1
                           later iterations may still be in flight: one commit group per load)
-    fence.proxy.async, bar.sync     everyone's copies, visible to the tensor cores
+    bar.sync                        everyone's copies, visible to the tensor cores (no proxy
+                                    fence: it would wait for the later iterations' copies too)
     wgmma (i), wgmma.wait_group 1   this warpgroup's MMA of iteration i - 1 is done
     copies for iteration i + depth into buffer (i + depth) mod (depth + 2)
 

@@ -5,15 +5,14 @@
 // acc = dot(a, b, acc) over loads prefetched two iterations ahead: the loads before the loop become
 // cp.async copies into the ring (one commit group per load), the loop carries no tiles, waits for
 // the current iteration's two groups (two later ones stay in flight), makes them visible to the
-// tensor cores, runs the MMA, then copies the tiles two iterations ahead; after the loop every copy
-// is waited for.
+// tensor cores with a barrier (no proxy fence: cp.async needs none), runs the MMA, then copies the
+// tiles two iterations ahead; after the loop every copy is waited for.
 // CHECK-LABEL: gpu.func @matmul
 // CHECK-COUNT-4: "cp.async.commit_group;"
 // CHECK: scf.for
 // CHECK-NOT: f16
 // CHECK-SAME: -> (f32,
 // CHECK: "cp.async.wait_group 2;"
-// CHECK-NEXT: "fence.proxy.async.shared::cta;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
