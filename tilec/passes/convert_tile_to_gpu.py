@@ -34,6 +34,7 @@ from .lowering_common import ordering as lc_ordering
 
 DYNAMIC_INDEX = -2147483648  # llvm.getelementptr's marker for a dynamic index
 SMEM = "__tilec_smem"
+REGION_ALIGN = 1024  # shared-memory regions start on 1024 bytes: the span of a swizzle pattern
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ class _KernelLowering:
             self._declare_smem(gfn)
 
     def _place_smem_regions(self):
-        scratch = -(-self.smem_bytes // 128) * 128
+        scratch = -(-self.smem_bytes // REGION_ALIGN) * REGION_ALIGN
         for constant, start in self.smem_regions:
             constant.attributes["value"] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(32), scratch + start
@@ -307,7 +308,11 @@ class _KernelLowering:
             array = ir.Type.parse(f"!llvm.array<{size} x i8>")
             linkage = "external" if dynamic else "internal"
             llvm.GlobalOp(
-                array, SMEM, ir.Attribute.parse(f"#llvm.linkage<{linkage}>"), addr_space=3, alignment=16
+                array,
+                SMEM,
+                ir.Attribute.parse(f"#llvm.linkage<{linkage}>"),
+                addr_space=3,
+                alignment=REGION_ALIGN,
             )
 
     # -- program order ------------------------------------------------------------------------
@@ -537,7 +542,7 @@ class _KernelLowering:
         after the scratch space, whose size is known only at the end: the offset is patched then."""
         offset = arith.ConstantOp(ir.IntegerType.get_signless(32), 0)
         self.smem_regions.append((offset.operation, self.region_bytes))
-        self.region_bytes += -(-nbytes // 128) * 128
+        self.region_bytes += -(-nbytes // REGION_ALIGN) * REGION_ALIGN
         i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
         base = llvm.AddressOfOp(_sptr(), SMEM).result
         return llvm.GEPOp(_sptr(), base, [offset.result], [DYNAMIC_INDEX], i8, 0).result

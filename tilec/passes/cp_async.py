@@ -160,7 +160,7 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     if 1 not in streams or len(depths) != 1:
         return None
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
-    staging = wgmma.Staging(m, n, k, kind, warps, modes[1])
+    staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True)
     depth = depths.pop()
     if (depth + 2) * staging.bytes > mma.SMEM_LIMIT:
         return None

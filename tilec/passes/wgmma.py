@@ -155,11 +155,13 @@ def _hardware_row(row: ir.Value, num_warps: int) -> ir.Value:
     return arith.ori(out, arith.ori(arith.shli(half, _c(3)), g))
 
 
-def _descriptor(address: ir.Value, lbo: int, sbo: int) -> ir.Value:
-    """The 64-bit shared-memory matrix descriptor (no swizzle): start, LBO and SBO, each >> 4."""
+def _descriptor(address: ir.Value, lbo: int, sbo: int, layout: int = 0) -> ir.Value:
+    """The 64-bit shared-memory matrix descriptor: start, LBO and SBO, each >> 4, and the layout
+    type (0: no swizzle, 1/2/3: 128/64/32-byte swizzle)."""
     i64 = ir.IntegerType.get_signless(64)
     start = arith.shrui(arith.andi(llvm.PtrToIntOp(i64, address).result, _c(0x3FFFF, 64)), _c(4, 64))
-    return arith.ori(start, _c(((lbo >> 4) << 16) | ((sbo >> 4) << 32), 64))
+    fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (layout << 62)
+    return arith.ori(start, _c(fields - (1 << 64) if fields >= 1 << 63 else fields, 64))  # as signed i64
 
 
 def _pipelined_loop(op):
@@ -185,12 +187,19 @@ def _pipelined_loop(op):
 
 
 class Staging:
-    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes (module doc): A K-major
-    at offset 0, B after it in `b_mode` "n-major" (a row-major 16-bit B, imm-trans-b = 1), "k-major"
-    (a column-major B, or an 8-bit row-major B stored transposed) or "trans" (B = trans(X), X's rows
-    being B's columns). Offsets are i32 values built at the insertion point."""
+    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes: A K-major at offset 0,
+    B after it in `b_mode` "n-major" (a row-major 16-bit B, imm-trans-b = 1), "k-major" (a
+    column-major B, or an 8-bit row-major B stored transposed) or "trans" (B = trans(X), X's rows
+    being B's columns). Offsets are i32 values built at the insertion point.
 
-    def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str):
+    Two layouts. Padded core matrices (module doc) suit 16-byte stores from registers. `swizzle`
+    (for cp.async, whose copies land a 128-byte global row segment per 8 lanes) uses the hardware's
+    swizzled layouts instead: rows of S = 128, 64 or 32 bytes (the largest that divides the row) in
+    atoms of 8 rows, the 16-byte chunk c of row r stored at chunk c ^ (r mod S/16), i.e. address
+    bits 4.. XOR bits 7.. (Swizzle<log2(S/16), 4, 3>), the buffer aligned to 1024 bytes. Along the
+    other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N beyond S bytes)."""
+
+    def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False):
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
         self.elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
         self.per_row = 16 // self.elem_bytes  # values in one 16-byte row of a core matrix
@@ -200,6 +209,18 @@ class Staging:
         self.b_lbo, self.b_sbo = _a_strides(self.k16) if self.b_k_major else _b_strides(self.k16)
         self.b_start = _a_bytes(m, self.k16)
         self.bytes = _smem_bytes(m, n, self.k16)
+        self.swizzle = swizzle and self.swizzle_widths(m, n, k, self.elem_bytes, b_mode) is not None
+        if self.swizzle:
+            self.a_width, self.b_width = self.swizzle_widths(m, n, k, self.elem_bytes, b_mode)
+            self.b_start = _align(m * k * self.elem_bytes)
+            self.bytes = self.b_start + _align(k * n * self.elem_bytes)
+
+    @staticmethod
+    def swizzle_widths(m, n, k, elem_bytes, b_mode):
+        """(S of A, S of B) in bytes, or None when a row is not a multiple of 32 bytes."""
+        a = _swizzle_width(k * elem_bytes)
+        b = _swizzle_width((k if b_mode != "n-major" else n) * elem_bytes)
+        return None if a is None or b is None else (a, b)
 
     def _core_offset(self, outer, inner, lbo, sbo):
         """Byte offset of element (outer, inner) in cores of 8 `outer` x 16 bytes of `inner` (K-major:
@@ -214,12 +235,34 @@ class Staging:
         )
         return arith.addi(core, within)
 
+    def _swizzled(self, row, col, rows: int, width: int):
+        """Byte offset of element (row, col) of a [rows, *] operand stored in rows of `width` bytes
+        (col along the row), atoms of `rows` x `width` bytes one after another, then swizzled."""
+        col_bytes = arith.shli(col, _c(_log2(self.elem_bytes))) if self.elem_bytes > 1 else col
+        atom = arith.shrui(col_bytes, _c(_log2(width)))
+        logical = arith.addi(
+            arith.addi(arith.muli(atom, _c(rows * width)), arith.muli(row, _c(width))),
+            arith.andi(col_bytes, _c(width - 1)),
+        )
+        phase = arith.andi(arith.shrui(logical, _c(7)), _c(width // 16 - 1))
+        return arith.xori(logical, arith.shli(phase, _c(4)))
+
     def a_offset(self, row, col):
-        return self._core_offset(_hardware_row(row, self.num_warps), col, self.a_lbo, self.a_sbo)
+        hardware = _hardware_row(row, self.num_warps)
+        if self.swizzle:
+            return self._swizzled(hardware, col, self.m, self.a_width)
+        return self._core_offset(hardware, col, self.a_lbo, self.a_sbo)
 
     def b_offset(self, row, col):
         """(row, col) of the tensor stored: B's (k, n), or X's (n, k) in "trans" mode."""
-        if self.b_mode == "trans":
+        if self.swizzle:
+            if self.b_mode == "trans":
+                offset = self._swizzled(row, col, self.n, self.b_width)
+            elif self.b_k_major:
+                offset = self._swizzled(col, row, self.n, self.b_width)
+            else:
+                offset = self._swizzled(row, col, self.k, self.b_width)
+        elif self.b_mode == "trans":
             offset = self._core_offset(row, col, self.b_lbo, self.b_sbo)
         elif self.b_k_major:
             offset = self._core_offset(col, row, self.b_lbo, self.b_sbo)
@@ -236,6 +279,48 @@ class Staging:
 
     def offset(self, operand: int, row, col):
         return self.a_offset(row, col) if operand == 0 else self.b_offset(row, col)
+
+    # -- what one instruction reads: k-step ks (32 bytes of K), 64-row block, columns from c0 ----
+    def a_block_bytes(self) -> int:
+        return 64 * self.a_width if self.swizzle else 8 * self.a_sbo
+
+    def a_step(self, ks: int) -> int:
+        if self.swizzle:
+            return (32 * ks // self.a_width) * self.m * self.a_width + 32 * ks % self.a_width
+        return 2 * ks * self.a_lbo
+
+    def b_step(self, ks: int, c0: int) -> int:
+        if not self.swizzle:
+            return self.b_start + 2 * ks * self.b_lbo + (c0 // 8) * self.b_sbo
+        width = self.b_width
+        if self.b_k_major:  # rows n, K across atoms
+            return self.b_start + (32 * ks // width) * self.n * width + 32 * ks % width + c0 * width
+        # rows k (16 of them per k-step of 16-bit values), N across atoms
+        return self.b_start + (c0 * self.elem_bytes // width) * self.k * width + 16 * ks * width
+
+    def a_fields(self) -> tuple[int, int, int]:
+        """(LBO, SBO, layout type) of A's descriptors."""
+        if self.swizzle:
+            return 16, 8 * self.a_width, _LAYOUT_TYPE[self.a_width]
+        return self.a_lbo, self.a_sbo, 0
+
+    def b_fields(self) -> tuple[int, int, int]:
+        if not self.swizzle:
+            return self.b_lbo, self.b_sbo, 0
+        if self.b_k_major:
+            return 16, 8 * self.b_width, _LAYOUT_TYPE[self.b_width]
+        return self.k * self.b_width, 8 * self.b_width, _LAYOUT_TYPE[self.b_width]
+
+
+_LAYOUT_TYPE = {128: 1, 64: 2, 32: 3}  # the descriptor's bits 62-63 for each swizzle width
+
+
+def _swizzle_width(row_bytes: int) -> int | None:
+    return next((w for w in (128, 64, 32) if row_bytes % w == 0), None)
+
+
+def _align(nbytes: int, to: int = 1024) -> int:
+    return -(-nbytes // to) * to
 
 
 def b_mode(lowering, op) -> str:
@@ -333,7 +418,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         _asm("fence.proxy.async.shared::cta;")
     gpu.BarrierOp()
 
-    a_lbo, a_sbo, b_lbo, b_sbo = staging.a_lbo, staging.a_sbo, staging.b_lbo, staging.b_sbo
+    a_fields, b_fields = staging.a_fields(), staging.b_fields()
     groups = warps // 4
     wg = arith.shrui(lowering.warp, _c(2))
     slot = {static: i for i, static in enumerate(c_layout.registers)}
@@ -344,7 +429,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         partial = {}  # register -> the promoted group's own sum
         for j in range(m // (64 * groups)):
             block = arith.addi(_c(j * groups), wg)  # this warpgroup's 64-row instruction block
-            a_block = arith.muli(block, _c(8 * a_sbo))
+            a_block = arith.muli(block, _c(staging.a_block_bytes()))
             for c0, width in chunks:
                 regs = [
                     slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
@@ -353,9 +438,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                     for e in (0, 1)
                 ]
                 for ks in range(s0, min(s0 + group, total_steps)):  # two cores of K each
-                    desc_a = _descriptor(byte_at(2 * ks * a_lbo, a_block), a_lbo, a_sbo)
-                    b_offset = staging.b_start + 2 * ks * b_lbo + (c0 // 8) * b_sbo
-                    desc_b = _descriptor(byte_at(b_offset, _c(0)), b_lbo, b_sbo)
+                    desc_a = _descriptor(byte_at(staging.a_step(ks), a_block), *a_fields)
+                    desc_b = _descriptor(byte_at(staging.b_step(ks, c0), _c(0)), *b_fields)
                     target = partial if promoted else c_regs
                     fresh = promoted and ks == s0  # scale-d = 0: D = A x B, the inputs unread
                     inputs = [(c_regs if fresh else target)[r] for r in regs]

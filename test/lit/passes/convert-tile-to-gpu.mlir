@@ -37,8 +37,8 @@ func.func @copy(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %dst: !tile
 // partials through shared memory, one barrier between the writes and the reads (none is needed
 // before the first use of shared memory). exp goes through the hardware's exp2.
 // On NVIDIA shared memory is dynamic (sized at launch from tilec.shared_bytes); on AMD a static array.
-// CHECK: llvm.mlir.global external @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-// AMD: llvm.mlir.global internal @__tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[1-9][0-9]*}} x i8>
+// CHECK: llvm.mlir.global external @__tilec_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// AMD: llvm.mlir.global internal @__tilec_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<{{[1-9][0-9]*}} x i8>
 // CHECK-LABEL: gpu.func @total
 // CHECK-SAME: tilec.shared_bytes = {{[1-9][0-9]*}} : i32
 // CHECK-COUNT-5: gpu.shuffle xor
