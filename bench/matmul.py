@@ -17,10 +17,11 @@ import torch
 
 from bench.nvidia import bench, load_kernels
 
-TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): shapes the tensor-core lowerings take
+TILEC_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps[, num_stages]): shapes the tensor cores take
     (64, 64, 32, 4),
     (128, 128, 32, 8),
     (128, 128, 64, 4),
+    (128, 128, 64, 4, 4),  # cp.async three iterations ahead (sm_90a)
     (128, 128, 64, 8),
     (128, 256, 64, 8),
     (64, 128, 64, 4),  # decode-like skinny shapes: wgmma's smallest M is 64
