@@ -131,3 +131,58 @@ def test_streamed_matmul_on_gpu(fmt, layout, config, stages):
     else:
         # fp8 products are exact in fp32 pieces; the tensor core's own sum over K is the only error
         np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=2e-3, atol=2e-2 if fmt == "fp16" else 0.5)
+
+
+@tilec.jit
+def batched_matmul(a_ptr, b_ptr, c_ptr, K, BATCH, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   SCALE_A: tl.constexpr):  # fmt: skip
+    """C[i] = A[i] @ B[i] (A[i] doubled first when SCALE_A) for every i, in one program: the K loop
+    runs once per batch inside an outer loop, so its ring is filled, drained and filled again."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    for i in range(BATCH):
+        a_ptrs = a_ptr + i * BM * K + rm[:, None] * K + rk[None, :]
+        b_ptrs = b_ptr + i * K * BN + rk[:, None] * BN + rn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for _ in range(0, K, BK):
+            a = tl.load(a_ptrs)
+            if SCALE_A:  # computed from the load: A goes through registers, B still streams
+                a = a * 2
+            acc = tl.dot(a, tl.load(b_ptrs), acc)
+            a_ptrs += BK
+            b_ptrs += BK * BN
+        tl.store(c_ptr + i * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+
+def _batched_ptx(scale_a):
+    compiled = tilec.compile(
+        batched_matmul, signature="*fp16,*fp16,*fp32,i32:16,i32",
+        constexprs={"BM": 128, "BN": 128, "BK": 64, "SCALE_A": scale_a}, target="sm_90a", num_warps=8,
+    )  # fmt: skip
+    return compiled.asm["ptx"]
+
+
+def test_operand_from_registers_shares_the_ring():
+    """A computed from its load (a * 2) is stored from registers into the ring that B streams into:
+    then the stores need the proxy fence, the copies alone do not."""
+    streamed, mixed = _batched_ptx(False), _batched_ptx(True)
+    # per iteration (3 sites: two before the loop, one in it) 4 copies of A and 8 of B a thread
+    assert (len(COPY.findall(streamed)), len(COPY.findall(mixed))) == (3 * 12, 3 * 8)
+    assert "fence.proxy.async" in mixed and "st.shared.v4" in mixed
+    assert "fence.proxy.async" not in streamed and "st.shared" not in streamed
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("scale_a", [False, True])
+def test_ring_in_an_outer_loop_on_gpu(scale_a):
+    import torch
+
+    batch, bm, bn, bk, K = 3, 128, 128, 64, 320
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((batch, bm, K)).astype(np.float16)
+    b = rng.standard_normal((batch, K, bn)).astype(np.float16)
+    c = torch.full((batch, bm, bn), float("nan"), device="cuda")
+    batched_matmul[(1,)](torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), c, K, batch,
+                         BM=bm, BN=bn, BK=bk, SCALE_A=scale_a, num_warps=8)  # fmt: skip
+    expected = (a.astype(np.float64) * (2 if scale_a else 1)) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=1e-3, atol=2e-2)
