@@ -165,8 +165,9 @@ def test_operand_from_registers_shares_the_ring():
     """A computed from its load (a * 2) is stored from registers into the ring that B streams into:
     then the stores need the proxy fence, the copies alone do not."""
     streamed, mixed = _batched_ptx(False), _batched_ptx(True)
-    # per iteration (3 sites: two before the loop, one in it) 4 copies of A and 8 of B a thread
-    assert (len(COPY.findall(streamed)), len(COPY.findall(mixed))) == (3 * 12, 3 * 8)
+    # 16 KiB of A and of B per iteration: 4 copies of each per thread, at 3 sites (two iterations
+    # before the loop, one in it)
+    assert (len(COPY.findall(streamed)), len(COPY.findall(mixed))) == (3 * 8, 3 * 4)
     assert "fence.proxy.async" in mixed and "st.shared.v4" in mixed
     assert "fence.proxy.async" not in streamed and "st.shared" not in streamed
 
