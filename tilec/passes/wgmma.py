@@ -15,8 +15,9 @@ row L = r*8W + w*8 + g (repeat r) is stored as row (j*G + wg)*64 + wl*16 + (r % 
 instruction block for warpgroup wg = w // 4, warp wl = w % 4 in it, instruction j = r // 2 (G
 warpgroups). The product's rows come out in the same permuted order, which is exactly the blocked layout.
 
-Shared memory uses the no-swizzle ("interleaved") canonical layouts of the PTX ISA, built from core
-matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
+Operands streamed by cp.async (cp_async.py) use the hardware's swizzled layouts (Staging). Operands
+stored from registers use the no-swizzle ("interleaved") canonical layouts of the PTX ISA, built from
+core matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
     A  K-major (imm-trans-a = 0): core (R/8, k/8) at (R/8)*SBO + (k/8)*LBO, element (R%8)*16 + (k%8)*2
     B  N-major (imm-trans-b = 1): core (n/8, k/8) at (n/8)*SBO + (k/8)*LBO, element (k%8)*16 + (n%8)*2
        or, for B = tl.trans(X), K-major like A from X's registers (imm-trans-b = 0)

@@ -7,13 +7,19 @@
 // the current iteration's two groups (two later ones stay in flight), makes them visible to the
 // tensor cores with a barrier (no proxy fence: cp.async needs none), runs the MMA, then copies the
 // tiles two iterations ahead; after the loop every copy is waited for.
+// The copies land in swizzled rows (16-byte chunk ^= a few row bits), and the descriptors say so in
+// bits 62-63: A (64 bytes of K a row) with 64-byte swizzle, SBO 512, LBO unused (1); B (row-major, 128
+// bytes of N a row) with 128-byte swizzle, SBO 1024 (8 rows of k), LBO 4096 (the next 64 columns).
 // CHECK-LABEL: gpu.func @matmul
+// CHECK: arith.xori
 // CHECK-COUNT-4: "cp.async.commit_group;"
 // CHECK: scf.for
 // CHECK-NOT: f16
 // CHECK-SAME: -> (f32,
 // CHECK: "cp.async.wait_group 2;"
 // CHECK-NEXT: gpu.barrier
+// CHECK-DAG: arith.constant -9223371899415756800 : i64
+// CHECK-DAG: arith.constant 4611686293322072064 : i64
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
