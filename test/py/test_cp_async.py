@@ -58,6 +58,16 @@ def test_operands_stream_num_stages_minus_one_ahead(stages, layout):
     assert "st.shared" not in ptx  # no operand goes through registers
 
 
+@pytest.mark.parametrize("layout", ["row", "column", "trans"])
+def test_narrow_tiles_stream_with_narrower_swizzles(layout):
+    """32-byte rows (BK = 16, BN = 16 of fp16) take the 32-byte swizzle (descriptor layout type 3)."""
+    ptx = _ptx(config=(64, 16, 16, 4), layout=layout)
+    # a 16x16 tile leaves 2 values a thread: 4-byte copies (cp.async.ca) where it is
+    assert COPY.findall(ptx) and {size for _, size in COPY.findall(ptx)} <= {"4", "16"}
+    assert re.search(r"cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4,", ptx) or layout != "row"
+    assert "wgmma.mma_async.sync.aligned.m64n16k16" in ptx
+
+
 def test_ring_depth_is_limited_by_shared_memory():
     """128x256x64 fp16: a stage takes 54 KiB, so 227 KiB hold 4 buffers, two iterations ahead, however
     many stages are asked for."""
@@ -95,7 +105,7 @@ def test_no_streaming_without_warpgroup_mma():
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("stages", [2, 3, 4])
-@pytest.mark.parametrize("config", [(128, 128, 64, 8), (128, 256, 64, 8), (64, 128, 64, 4)])
+@pytest.mark.parametrize("config", [(128, 128, 64, 8), (128, 256, 64, 8), (64, 128, 64, 4), (64, 16, 16, 4)])
 @pytest.mark.parametrize("layout", ["row", "column", "trans"])
 @pytest.mark.parametrize("fmt", ["fp16", "fp8e4nv", "i8"])
 def test_streamed_matmul_on_gpu(fmt, layout, config, stages):
