@@ -197,3 +197,68 @@ def test_ring_in_an_outer_loop_on_gpu(scale_a):
                          BM=bm, BN=bn, BK=bk, SCALE_A=scale_a, num_warps=8)  # fmt: skip
     expected = (a.astype(np.float64) * (2 if scale_a else 1)) @ b.astype(np.float64)
     np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=1e-3, atol=2e-2)
+
+
+@tilec.jit
+def attention(
+    q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
+    """Flash attention forward for one head per program row: two dots per iteration, neither
+    accumulating across the loop by itself (the second rescales its accumulator first)."""
+    base = tl.program_id(1) * seq_len * D
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    q = tl.load(
+        q_ptr + base + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0
+    )
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start in range(0, seq_len, BN):
+        offs_n = start + tl.arange(0, BN)
+        rows = offs_n[:, None] < seq_len
+        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        s = tl.where(offs_n[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    tl.store(out_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16),
+             mask=offs_m[:, None] < seq_len)  # fmt: skip
+
+
+def test_attention_streams_both_dots():
+    """K (through tl.trans) and V stream into one ring each, two iterations ahead; each dot waits
+    until the 3 groups after its own may still be in flight (2 streams, depth 2)."""
+    ptx = tilec.compile(
+        attention, signature="*fp16,*fp16,*fp16,*fp16,i32:16,fp32", constexprs={"D": 64, "BM": 64, "BN": 64},
+        target="sm_90a", num_warps=4, num_stages=3,
+    ).asm["ptx"]  # fmt: skip
+    assert len(COPY.findall(ptx)) == 3 * 8  # 8 KiB of K and of V per iteration: 4 + 4 copies a thread
+    assert _waits(ptx) == [0, 3]
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") >= 2  # neither dot keeps its MMA in flight
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 8), (128, 128, 8)])
+def test_attention_on_gpu(config, stages):
+    import torch
+
+    bm, bn, warps = config
+    heads, seq, d = 3, 1000, 64
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((heads, seq, d)).astype(np.float16) for _ in range(3))
+    out = torch.full((heads, seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    scale = d**-0.5
+    grid = (tilec.cdiv(seq, bm), heads)
+    attention[grid](*(torch.from_numpy(x).cuda() for x in (q, k, v)), out, seq, scale, D=d, BM=bm, BN=bn,
+                    num_warps=warps, num_stages=stages)  # fmt: skip
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * scale
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    expected = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.float().cpu().numpy(), expected, atol=2e-2, rtol=2e-2)

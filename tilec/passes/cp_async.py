@@ -24,6 +24,10 @@ still run their MMAs of iterations i - 1 and i (each waited for i - 2 before the
 has passed), and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of them apart.
 Copies for iterations past the end are masked off (zero fill) and waited for after the loop.
 
+A dot that does not accumulate across the loop (attention's two dots) waits for its MMA in the
+same iteration (wait_group 0); its ring works the same way. Several dots of one loop each get a
+ring, filled the same number of iterations ahead; the waits count the others' commit groups too.
+
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
 along when it qualifies, else it is stored from registers into the same buffers. The choice here
 must match tile-pipeline-loads' `_warpgroup_dot_loads`, which chose the depth.
@@ -77,6 +81,7 @@ class Ring:
     streams: dict  # operand index -> Stream
     carried: set = field(default_factory=set)  # values that hold no registers (IN_SHARED_MEMORY)
     region: ir.Value | None = None  # start of the ring, allocated at the first copy
+    newer_groups: int = 0  # commit groups issued after this dot's current ones when it waits
 
     @property
     def stages(self) -> int:
@@ -95,9 +100,9 @@ class Ring:
         return index if index.type == i32 else arith.index_cast(i32, index)
 
     def wait_for_current(self) -> None:
-        """This thread's copies of the current iteration have landed (one group per stream and
-        iteration; those of the depth - 1 iterations after it may still be in flight)."""
-        _asm(f"cp.async.wait_group {(self.depth - 1) * len(self.streams)};")
+        """This thread's copies of the current iteration have landed (those of later iterations,
+        and of this iteration for the loop's later dots, may still be in flight)."""
+        _asm(f"cp.async.wait_group {self.newer_groups};")
 
     def issue_prologue(self, lowering) -> None:
         """Right before the loop: the copies of its first `depth` iterations, iteration by iteration
@@ -128,26 +133,34 @@ def plan(lowering) -> None:
         return ir.WalkResult.ADVANCE
 
     lowering.fn.walk(visit)
-    loops_taken = set()
+    by_loop: dict = {}
     for dot in dots:
         ring = _plan_dot(lowering, dot)
-        if ring is None or ring.loop in loops_taken:
-            continue
-        loops_taken.add(ring.loop)
-        lowering.rings[dot] = ring
-        for stream in ring.streams.values():
-            lowering.streamed.update([*stream.prologue, stream.ahead])
+        if ring is not None:
+            by_loop.setdefault(ring.loop, []).append(ring)
+    for rings in by_loop.values():
+        # one depth per loop (tile-pipeline-loads gives its dots one), all rings within the limit
+        rings = [ring for ring in rings if ring.depth == rings[0].depth]
+        while rings and (rings[0].depth + 2) * sum(r.staging.bytes for r in rings) > mma.SMEM_LIMIT:
+            rings.pop()
+        # Commit groups go out ordered by (iteration, dot, operand): before the loop for its first
+        # `depth` iterations, then each dot's after its MMA. When a dot waits for iteration i, the
+        # groups after its own are the later dots' for i, all of i + 1 .. i + depth - 1, and the
+        # earlier dots' for i + depth.
+        total = sum(len(ring.streams) for ring in rings)
+        for ring in rings:
+            ring.newer_groups = ring.depth * total - len(ring.streams)
+            lowering.rings[ring.dot] = ring
+            for stream in ring.streams.values():
+                lowering.streamed.update([*stream.prologue, stream.ahead])
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     warps = lowering.num_warps
     kind = wgmma.wgmma_kind(dot, warps)
-    if kind is None or wgmma.promoted_group(dot, kind):
+    loop = dot.parent
+    if kind is None or wgmma.promoted_group(dot, kind) or loop is None or loop.name != "scf.for":
         return None
-    pipelined = wgmma._pipelined_loop(dot)
-    if pipelined is None:
-        return None
-    loop = pipelined[0].operation
     elem_bytes = 1 if kind.split(".")[0] in wgmma._BYTE_KINDS else 2
     streams, carried, modes, depths = {}, set(), {}, set()
     for index in (0, 1):
@@ -161,10 +174,7 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
         return None
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
     staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True)
-    depth = depths.pop()
-    if (depth + 2) * staging.bytes > mma.SMEM_LIMIT:
-        return None
-    return Ring(dot, loop, depth, staging, streams, carried)
+    return Ring(dot, loop, depths.pop(), staging, streams, carried)
 
 
 def _single_use(value: ir.Value) -> bool:

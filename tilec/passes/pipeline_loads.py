@@ -14,10 +14,10 @@ their (pure) yielded expressions. Loops that write memory are left alone (a pref
 pass a write), and so are loops with nested control flow. Prefetches past the last iteration are
 masked off.
 
-With `wgmma-depth=D` (sm_90a), the loads that feed a warpgroup-MMA dot accumulating across the loop
-are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of the dot would not fit
-in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into a
-shared-memory ring (cp_async.py), so their depth costs shared memory, not registers.
+With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots are prefetched D iterations
+ahead instead (fewer when D + 2 stage buffers of each such dot would not fit in shared memory):
+convert-tile-to-gpu turns exactly these loads into asynchronous copies into shared-memory rings
+(cp_async.py), so their depth costs shared memory, not registers.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from mlir.dialects import arith, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import cp_async, wgmma
+from . import cp_async, mma, wgmma
 from .base import TilePass
 from .hoist_loads import is_pure, may_write
 
@@ -72,49 +72,53 @@ class PipelineLoadsPass(TilePass):
 def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) -> dict:
     """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
-    first warpgroup-MMA dot that accumulates across iterations, each loaded in the loop body and used
-    by the dot alone (B possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B
-    row- or column-major, an 8-bit B K-contiguous; B must qualify."""
+    warpgroup-MMA dots, each loaded in the loop body and used by the dot alone (B possibly through
+    tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or column-major, an 8-bit B
+    K-contiguous; a dot's B must qualify. One depth for the loop: as many iterations ahead as the
+    dots' stage buffers (depth + 2 each) fit in shared memory, at most `wanted`."""
     body = loop.regions[0].blocks[0]
+    chosen, total = {}, 0
     for op in body.operations:
         dot = op.operation
         if dot.name != "tile.dot":
             continue
         kind = wgmma.wgmma_kind(dot, num_warps)
-        if kind is None or wgmma.promoted_group(dot, kind) or wgmma._pipelined_loop(dot) is None:
+        if kind is None or wgmma.promoted_group(dot, kind):
             continue
-        byte_sized = kind.split(".")[0] in wgmma._BYTE_KINDS
-        found = {}
-        for index in (0, 1):
-            peeled = cp_async.peel(dot, index)
-            if peeled is None:
-                continue
-            value, transposed = peeled
-            if isinstance(value.owner, ir.Block):
-                continue
-            load = value.owner.operation
-            if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
-                continue
-            info = axis.get(load.operands[0])
-            column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
-            if index == 1 and not transposed:
-                ok = column_major or not byte_sized
-            else:
-                ok = not column_major
-            # copies of at least 4 bytes: contiguous, aligned and masked alike (the lowering's
-            # access width, before the layout is known)
-            fast, elem_bytes = (0 if column_major else 1), (1 if byte_sized else 2)
-            width = min(info.contiguity[fast], info.divisibility[fast] // elem_bytes)
-            sizes = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
-            if sizes[1]:
-                width = min(width, axis.get(load.operands[1]).constancy[fast])
-            if ok and width * elem_bytes >= 4 and cp_async.zero_filled(load):
-                found[index] = load
-        if 1 not in found:
-            return {}
-        depth = wgmma.ring_depth(dot, kind, num_warps, wanted)
-        return {load: depth for load in found.values()}
-    return {}
+        found = {index: load for index in (0, 1) if (load := _streamable(dot, index, kind, loop, axis))}
+        if 1 in found:
+            chosen.update({load: None for load in found.values()})
+            total += wgmma.stage_bytes(dot, kind)
+    if not chosen:
+        return {}
+    depth = max(1, min(wanted, mma.SMEM_LIMIT // total - 2))
+    return dict.fromkeys(chosen, depth)
+
+
+def _streamable(dot, index: int, kind: str, loop, axis):
+    """The tile.load operand `index` of `dot` comes from, when cp.async can stream it, else None."""
+    peeled = cp_async.peel(dot, index)
+    if peeled is None or isinstance(peeled[0].owner, ir.Block):
+        return None
+    value, transposed = peeled
+    load = value.owner.operation
+    if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
+        return None
+    byte_sized = kind.split(".")[0] in wgmma._BYTE_KINDS
+    info = axis.get(load.operands[0])
+    column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
+    if index == 1 and not transposed:
+        ok = column_major or not byte_sized
+    else:
+        ok = not column_major
+    # copies of at least 4 bytes: contiguous, aligned and masked alike (the lowering's access
+    # width, before the layout is known)
+    fast, elem_bytes = (0 if column_major else 1), (1 if byte_sized else 2)
+    width = min(info.contiguity[fast], info.divisibility[fast] // elem_bytes)
+    sizes = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
+    if sizes[1]:
+        width = min(width, axis.get(load.operands[1]).constancy[fast])
+    return load if ok and width * elem_bytes >= 4 and cp_async.zero_filled(load) else None
 
 
 def _pipeline(loop: ir.Operation, depth: int, deeper: dict) -> None:

@@ -70,13 +70,11 @@ def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
     return _smem_bytes(m, n, k * elem_bytes // 2) <= mma.SMEM_LIMIT
 
 
-def ring_depth(op, kind: str, num_warps: int, wanted: int) -> int:
-    """How many iterations ahead cp.async may fill this dot's stage buffers (cp_async.py keeps depth
-    + 2 of them), at most `wanted`, within the shared-memory limit; at least 1."""
+def stage_bytes(op, kind: str) -> int:
+    """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller)."""
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
     elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
-    stage = _smem_bytes(m, n, k * elem_bytes // 2)
-    return max(1, min(wanted, mma.SMEM_LIMIT // stage - 2))
+    return _smem_bytes(m, n, k * elem_bytes // 2)
 
 
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
@@ -384,7 +382,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         iteration = ring.iteration(lowering)
         base = buffer_at(ring.region, ring.stages, iteration)
         ring.wait_for_current()
-        lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
+        if pipelined is not None:
+            lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
     elif pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
         loop, position = pipelined
         region = lowering.smem_region(STAGES * stage_bytes)
