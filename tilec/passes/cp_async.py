@@ -161,7 +161,7 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     loop = dot.parent
     if kind is None or wgmma.promoted_group(dot, kind) or loop is None or loop.name != "scf.for":
         return None
-    elem_bytes = 1 if kind.split(".")[0] in wgmma._BYTE_KINDS else 2
+    elem_bytes = 1 if kind.split(".")[0] in wgmma.BYTE_KINDS else 2
     streams, carried, modes, depths = {}, set(), {}, set()
     for index in (0, 1):
         found = _stream(lowering, loop, dot, index, elem_bytes)

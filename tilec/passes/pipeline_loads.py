@@ -104,7 +104,7 @@ def _streamable(dot, index: int, kind: str, loop, axis):
     load = value.owner.operation
     if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
         return None
-    byte_sized = kind.split(".")[0] in wgmma._BYTE_KINDS
+    byte_sized = kind.split(".")[0] in wgmma.BYTE_KINDS
     info = axis.get(load.operands[0])
     column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
     if index == 1 and not transposed:

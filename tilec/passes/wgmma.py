@@ -38,7 +38,7 @@ from .layouts import Blocked
 
 _KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8"}
 _FP8 = ("e4m3", "e5m2")
-_BYTE_KINDS = (*_FP8, "s8")  # k32 instructions on 8-bit values, K-major A and B only
+BYTE_KINDS = (*_FP8, "s8")  # k32 instructions on 8-bit values, K-major A and B only
 CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
 MAX_N = 256  # widest instruction
 STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
@@ -57,7 +57,7 @@ def wgmma_kind(op, num_warps: int) -> str | None:
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
     if kind_a == "s8" and n % 16:
         return None  # integer instructions wider than 32 columns come in steps of 16
-    if not fits(m, n, k, num_warps, 1 if kind_a in _BYTE_KINDS else 2):
+    if not fits(m, n, k, num_warps, 1 if kind_a in BYTE_KINDS else 2):
         return None
     return f"{kind_a}.{kind_b}"
 
@@ -73,7 +73,7 @@ def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
 def stage_bytes(op, kind: str) -> int:
     """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller)."""
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-    elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
+    elem_bytes = 1 if kind.split(".")[0] in BYTE_KINDS else 2
     return _smem_bytes(m, n, k * elem_bytes // 2)
 
 
@@ -163,7 +163,7 @@ def _descriptor(address: ir.Value, lbo: int, sbo: int, layout: int = 0) -> ir.Va
     return arith.ori(start, _c(fields - (1 << 64) if fields >= 1 << 63 else fields, 64))  # as signed i64
 
 
-def _pipelined_loop(op):
+def pipelined_loop(op):
     """The scf.for whose loop-carried accumulator this dot updates (`acc = tl.dot(a, b, acc)` with acc
     used by nothing else in the body), else None. Such a dot can leave its MMA in flight across
     iterations: only the next iteration's MMA (chained by the hardware) touches the accumulator."""
@@ -200,7 +200,7 @@ class Staging:
 
     def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False):
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
-        self.elem_bytes = 1 if kind.split(".")[0] in _BYTE_KINDS else 2
+        self.elem_bytes = 1 if kind.split(".")[0] in BYTE_KINDS else 2
         self.per_row = 16 // self.elem_bytes  # values in one 16-byte row of a core matrix
         self.k16 = k * self.elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
         self.b_k_major = b_mode != "n-major"
@@ -329,13 +329,13 @@ def b_mode(lowering, op) -> str:
     if _column_major_layout(lowering, op.operands[1]) is not None:
         return "k-major"
     a_kind = _KINDS.get(str(tile.element_of(op.operands[0].type)))
-    return "k-major" if a_kind in _BYTE_KINDS else "n-major"
+    return "k-major" if a_kind in BYTE_KINDS else "n-major"
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering).
 
-    In a loop that carries the accumulator (`_pipelined_loop`), A and B rotate through shared-memory
+    In a loop that carries the accumulator (`pipelined_loop`), A and B rotate through shared-memory
     buffers of their own and each iteration waits only for the *previous* iteration's MMA
     (`wgmma.wait_group 1`): this iteration's MMA runs while the next tiles are loaded and stored.
     Operands loaded in the loop may stream into those buffers with cp.async (cp_async.py: a ring of
@@ -370,7 +370,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     group, promoted = total_steps, promoted_group(op, kind)
     if promoted:
         group = promoted
-    pipelined = None if promoted else _pipelined_loop(op)
+    pipelined = None if promoted else pipelined_loop(op)
 
     def buffer_at(region, stages, index):
         if index.type != i32:
@@ -512,7 +512,7 @@ def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d:
     count = len(acc)  # width / 2 accumulator registers
     d = ", ".join(f"${i}" for i in range(count))
     a_type, b_type = kind.split(".")
-    shape = f"m64n{width}k32" if a_type in _BYTE_KINDS else f"m64n{width}k16"
+    shape = f"m64n{width}k32" if a_type in BYTE_KINDS else f"m64n{width}k16"
     accumulator = "s32" if a_type == "s8" else "f32"
     if a_type == "s8":
         immediates = ""
