@@ -3,7 +3,8 @@ torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) 
 squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention kernel against torch's
 scaled_dot_product_attention and Triton, all from one run.
 
-    python -m bench.matmul [--quick] [--json out.json]        (also part of python -m bench --device cuda)
+    python -m bench.matmul [--quick] [--attention-only] [--json out.json]
+                                                       (also part of python -m bench --device cuda)
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def triton_cdiv(a, b):
     return -(-a // b)
 
 
-def run(quick: bool = False, on_row=None) -> list[dict]:
+def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[dict]:
     tk, tr = load_kernels()
     rows = []
 
@@ -67,6 +68,9 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
         if on_row is not None:
             on_row(row)
 
+    if attention_only:
+        _attention(tk, tr, [1024] if quick else [1024, 4096], record)
+        return rows
     squares = [1024, 4096] if quick else [1024, 2048, 4096, 8192]
     shapes = [(s, s, s) for s in squares] + ([(16, 4096, 4096), (128, 4096, 4096)] if not quick else [])
     if not quick:
@@ -148,7 +152,14 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
             }
         )
 
-    for seq in [1024] if quick else [1024, 4096]:
+    _attention(tk, tr, [1024] if quick else [1024, 4096], record)
+    return rows
+
+
+def _attention(tk, tr, seqs, record) -> None:
+    """The fused attention forward (bench/kernels.py), tilec and Triton with the same config, against
+    torch's scaled_dot_product_attention."""
+    for seq in seqs:
         heads, dim = 32, 64
         q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16) for _ in range(3))
         out = torch.empty_like(q)
@@ -184,15 +195,15 @@ def run(quick: bool = False, on_row=None) -> list[dict]:
                 **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
             }
         )
-    return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json")
+    parser.add_argument("--attention-only", action="store_true", help="only the fused attention rows")
     args = parser.parse_args()
-    rows = run(args.quick)
+    rows = run(args.quick, attention_only=args.attention_only)
     if args.json:
         import time
 
