@@ -230,15 +230,14 @@ def attention(
              mask=offs_m[:, None] < seq_len)  # fmt: skip
 
 
-def test_attention_streams_both_dots():
-    """K (through tl.trans) and V stream into one ring each, two iterations ahead; each dot waits
-    until the 3 groups after its own may still be in flight (2 streams, depth 2)."""
+def test_attention_keeps_registers():
+    """Neither of attention's dots accumulates across the loop by itself: no rings (measured slower
+    on an H200 than K and V through registers), the tiles one iteration ahead in registers."""
     ptx = tilec.compile(
         attention, signature="*fp16,*fp16,*fp16,*fp16,i32:16,fp32", constexprs={"D": 64, "BM": 64, "BN": 64},
         target="sm_90a", num_warps=4, num_stages=3,
     ).asm["ptx"]  # fmt: skip
-    assert len(COPY.findall(ptx)) == 3 * 8  # 8 KiB of K and of V per iteration: 4 + 4 copies a thread
-    assert _waits(ptx) == [0, 3]
+    assert not COPY.findall(ptx) and "ld.global.v4" in ptx
     assert ptx.count("wgmma.wait_group.sync.aligned 0;") >= 2  # neither dot keeps its MMA in flight
 
 

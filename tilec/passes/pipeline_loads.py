@@ -14,8 +14,8 @@ their (pure) yielded expressions. Loops that write memory are left alone (a pref
 pass a write), and so are loops with nested control flow. Prefetches past the last iteration are
 masked off.
 
-With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots are prefetched D iterations
-ahead instead (fewer when D + 2 stage buffers of each such dot would not fit in shared memory):
+With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots accumulating across the loop
+are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of each such dot would not fit in shared memory):
 convert-tile-to-gpu turns exactly these loads into asynchronous copies into shared-memory rings
 (cp_async.py), so their depth costs shared memory, not registers.
 """
@@ -72,7 +72,7 @@ class PipelineLoadsPass(TilePass):
 def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) -> dict:
     """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
-    warpgroup-MMA dots, each loaded in the loop body and used by the dot alone (B possibly through
+    warpgroup-MMA dots that accumulate across it, each loaded in the loop body and used by the dot alone (B possibly through
     tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or column-major, an 8-bit B
     K-contiguous; a dot's B must qualify. One depth for the loop: as many iterations ahead as the
     dots' stage buffers (depth + 2 each) fit in shared memory, at most `wanted`."""
@@ -83,7 +83,7 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
         if dot.name != "tile.dot":
             continue
         kind = wgmma.wgmma_kind(dot, num_warps)
-        if kind is None or wgmma.promoted_group(dot, kind):
+        if kind is None or wgmma.promoted_group(dot, kind) or wgmma.pipelined_loop(dot) is None:
             continue
         found = {index: load for index in (0, 1) if (load := _streamable(dot, index, kind, loop, axis))}
         if 1 in found:
