@@ -193,10 +193,11 @@ class Staging:
 
     Two layouts. Padded core matrices (module doc) suit 16-byte stores from registers. `swizzle`
     (for cp.async, whose copies land a 128-byte global row segment per 8 lanes) uses the hardware's
-    swizzled layouts instead: rows of S = 128, 64 or 32 bytes (the largest that divides the row) in
-    atoms of 8 rows, the 16-byte chunk c of row r stored at chunk c ^ (r mod S/16), i.e. address
-    bits 4.. XOR bits 7.. (Swizzle<log2(S/16), 4, 3>), the buffer aligned to 1024 bytes. Along the
-    other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N beyond S bytes)."""
+    swizzled layouts instead: rows of S = 128, 64 or 32 bytes (the largest that divides the row),
+    address bits 4 .. 3 + log2(S/16) XORed with bits 7 .. (Swizzle<log2(S/16), 4, 3>; for 128-byte
+    rows the 16-byte chunk c of row r lands at chunk c ^ (r mod 8)), the buffer aligned to 1024
+    bytes. Along the other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N
+    beyond S bytes)."""
 
     def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False):
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
@@ -412,8 +413,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
             mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
     # visible to it, then wait for every thread's stores. Copies by cp.async need no proxy fence
-    # (as in Triton, which fences only register-to-shared stores): a fence there also waits for the
-    # copies still in flight for later iterations, which halved the H200's matmul throughput.
+    # (as in Triton, which fences only register-to-shared stores).
     if len(in_smem) < 2:
         _asm("fence.proxy.async.shared::cta;")
     gpu.BarrierOp()
