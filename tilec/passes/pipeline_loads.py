@@ -15,9 +15,9 @@ pass a write), and so are loops with nested control flow. Prefetches past the la
 masked off.
 
 With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots accumulating across the loop
-are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of each such dot would not fit in shared memory):
-convert-tile-to-gpu turns exactly these loads into asynchronous copies into shared-memory rings
-(cp_async.py), so their depth costs shared memory, not registers.
+are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of each such dot would not
+fit in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into
+shared-memory rings (cp_async.py), so their depth costs shared memory, not registers.
 """
 
 from __future__ import annotations
@@ -72,9 +72,9 @@ class PipelineLoadsPass(TilePass):
 def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) -> dict:
     """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
-    warpgroup-MMA dots that accumulate across it, each loaded in the loop body and used by the dot alone (B possibly through
-    tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or column-major, an 8-bit B
-    K-contiguous; a dot's B must qualify. One depth for the loop: as many iterations ahead as the
+    warpgroup-MMA dots that accumulate across it, each loaded in the loop body and used by the dot
+    alone (B possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
+    column-major, an 8-bit B K-contiguous; a dot's B must qualify. One depth for the loop: as many iterations ahead as the
     dots' stage buffers (depth + 2 each) fit in shared memory, at most `wanted`."""
     body = loop.regions[0].blocks[0]
     chosen, total = {}, 0
