@@ -29,10 +29,9 @@ from tilec.dialects import tile
 from . import cp_async, lower_fp8, mfma, mma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Slice, default_blocked
-from .lowering_common import clone_combiner, rmw_op, segments, semantics_of, zero
+from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
 from .lowering_common import ordering as lc_ordering
 
-DYNAMIC_INDEX = -2147483648  # llvm.getelementptr's marker for a dynamic index
 SMEM = "__tilec_smem"
 REGION_ALIGN = 1024  # shared-memory regions start on 1024 bytes: the span of a swizzle pattern
 

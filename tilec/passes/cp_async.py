@@ -51,9 +51,7 @@ from tilec.dialects import tile
 
 from . import mma, wgmma
 from .layouts import Blocked
-from .lowering_common import segments
-
-_DYNAMIC = -2147483648  # llvm.getelementptr's marker for a dynamic index
+from .lowering_common import DYNAMIC_INDEX, segments
 
 
 class _InSharedMemory:
@@ -312,7 +310,7 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     if ring.region is None:  # first copy: before the loop, where it dominates every use
         ring.region = lowering.smem_region(ring.stages * ring.staging.bytes)
     offset = arith.muli(arith.remui(iteration, _c(ring.stages)), _c(ring.staging.bytes))
-    base = llvm.GEPOp(smem_ptr, ring.region, [offset], [_DYNAMIC], i8, 0).result
+    base = llvm.GEPOp(smem_ptr, ring.region, [offset], [DYNAMIC_INDEX], i8, 0).result
     layout = layout_of(lowering, load)
     seg = segments(load)
     ptrs = lowering.regs(seg["ptr"][0], layout)
@@ -324,7 +322,9 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
     for j in range(0, len(ptrs), stream.width):
         row, col = coords[j]
-        dst = llvm.GEPOp(smem_ptr, base, [ring.staging.offset(stream.operand, row, col)], [_DYNAMIC], i8, 0)
+        dst = llvm.GEPOp(
+            smem_ptr, base, [ring.staging.offset(stream.operand, row, col)], [DYNAMIC_INDEX], i8, 0
+        )
         size = _c(nbytes) if masks is None else arith.select(masks[j], _c(nbytes), _c(0))
         operands = [llvm.PtrToIntOp(i32, dst.result).result, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
         llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), operands, text, "r,l,r", has_side_effects=True)

@@ -25,6 +25,9 @@ RMW_OPS = {
 FLOAT_RMW_OPS = {"max": "fmax", "min": "fmin", "add": "fadd"}
 
 
+DYNAMIC_INDEX = -2147483648  # llvm.getelementptr's marker for a dynamic index
+
+
 def rmw_op(kind: str, element: ir.Type):
     name = FLOAT_RMW_OPS.get(kind, RMW_OPS[kind]) if isinstance(element, ir.FloatType) else RMW_OPS[kind]
     return getattr(llvm.AtomicBinOp, name)
