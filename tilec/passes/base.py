@@ -8,6 +8,21 @@ from typing import ClassVar
 from mlir import ir
 
 
+def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
+    """Every op called `name` nested in `root` (root included), in walk order, collected before any
+    is changed."""
+    found = []
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
 class PassError(Exception):
     """A pass could not do its job; `op` (when given) locates the problem in the IR."""
 

@@ -50,6 +50,7 @@ from mlir.dialects import arith, llvm
 from tilec.dialects import tile
 
 from . import mma, wgmma
+from .base import ops_named
 from .layouts import Blocked
 from .lowering_common import DYNAMIC_INDEX, segments
 
@@ -129,17 +130,8 @@ class Ring:
 def plan(lowering) -> None:
     """Fills lowering.rings (dot -> Ring) and lowering.streamed (the tile.loads they copy) for the
     warpgroup-MMA dots whose operands can stream."""
-    dots = []
-
-    def visit(op):
-        op = op.operation if hasattr(op, "operation") else op
-        if op.name == "tile.dot":
-            dots.append(op)
-        return ir.WalkResult.ADVANCE
-
-    lowering.fn.walk(visit)
     by_loop: dict = {}
-    for dot in dots:
+    for dot in ops_named(lowering.fn, "tile.dot"):
         ring = _plan_dot(lowering, dot)
         if ring is not None:
             by_loop.setdefault(ring.loop, []).append(ring)

@@ -32,7 +32,7 @@ from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
 from . import cp_async, mma, wgmma
-from .base import TilePass
+from .base import TilePass, ops_named
 from .hoist_loads import is_pure, may_write
 
 _REGION_OPS_ALLOWED = {"tile.reduce", "tile.scan"}  # pure, their regions are combiners
@@ -52,17 +52,8 @@ class PipelineLoadsPass(TilePass):
             raise ValueError(f"tile-pipeline-loads depth must be >= 1, got {self.depth}")
         if self.wgmma_depth < 0:
             raise ValueError(f"tile-pipeline-loads wgmma-depth must be >= 0, got {self.wgmma_depth}")
-        loops = []
-
-        def collect(op):
-            op = op.operation if hasattr(op, "operation") else op
-            if op.name == "scf.for":
-                loops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
         axis = AxisAnalysis()
-        for loop in loops:
+        for loop in ops_named(module.operation, "scf.for"):
             deeper = {}
             if self.wgmma_depth:
                 deeper = _warpgroup_dot_loads(loop, self.num_warps, self.wgmma_depth, axis)
