@@ -262,3 +262,47 @@ def test_attention_on_gpu(config, stages):
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     expected = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.float().cpu().numpy(), expected, atol=2e-2, rtol=2e-2)
+
+
+@tilec.jit
+def two_products(
+    a_ptr, b_ptr, c_ptr, d_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    """out[0] = A @ B and out[1] = C @ D, both accumulated in one K loop."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    left = rm[:, None] * K + rk[None, :]
+    right = rk[:, None] * BN + rn[None, :]
+    acc1 = tl.zeros((BM, BN), dtype=tl.float32)
+    acc2 = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc1 = tl.dot(tl.load(a_ptr + left + k), tl.load(b_ptr + right + k * BN), acc1)
+        acc2 = tl.dot(tl.load(c_ptr + left + k), tl.load(d_ptr + right + k * BN), acc2)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc1)
+    tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
+
+
+def test_only_a_loops_first_dot_streams():
+    """Two accumulating dots in one loop: the first one's operands stream (one ring, whose waits
+    count its own commit groups), the second's go through registers one iteration ahead."""
+    ptx = tilec.compile(
+        two_products, signature="*fp16,*fp16,*fp16,*fp16,*fp32,i32:16", constexprs={"BM": 128, "BN": 128, "BK": 64},
+        target="sm_90a", num_warps=8,
+    ).asm["ptx"]  # fmt: skip
+    assert len(COPY.findall(ptx)) == 3 * 8 and _waits(ptx) == [0, 2]
+    assert "ld.global.v4" in ptx and "fence.proxy.async" in ptx
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_two_products_on_gpu():
+    import torch
+
+    bm, bn, bk, K = 128, 128, 64, 320
+    rng = np.random.default_rng(13)
+    a, c = (rng.standard_normal((bm, K)).astype(np.float16) for _ in range(2))
+    b, d = (rng.standard_normal((K, bn)).astype(np.float16) for _ in range(2))
+    out = torch.full((2, bm, bn), float("nan"), device="cuda")
+    two_products[(1,)](*(torch.from_numpy(x).cuda() for x in (a, b, c, d)), out, K, BM=bm, BN=bn, BK=bk,
+                       num_warps=8)  # fmt: skip
+    expected = np.stack([a.astype(np.float64) @ b, c.astype(np.float64) @ d])
+    np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-3, atol=2e-2)

@@ -32,8 +32,8 @@ Copies for iterations past the end are masked off (zero fill) and waited for aft
 
 Only dots that accumulate across the loop get a ring: for attention's two dots, which wait for
 their MMAs in the same iteration, rings measured slower on an H200 (142 vs 160 TFLOP/s at 32x1024x64;
-presumably their shared memory leaves fewer programs per SM). Several such dots of one loop each get a ring,
-filled the same number of iterations ahead; the waits count the others' commit groups too.
+presumably their shared memory leaves fewer programs per SM). Of several such dots in one loop only
+the first gets a ring: the waits count one ring's commit groups.
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
 along when it qualifies, else it is stored from registers into the same buffers. The choice here
@@ -136,20 +136,17 @@ def plan(lowering) -> None:
         if ring is not None:
             by_loop.setdefault(ring.loop, []).append(ring)
     for rings in by_loop.values():
-        # one depth per loop (tile-pipeline-loads gives its dots one), all rings within the limit
-        rings = [ring for ring in rings if ring.depth == rings[0].depth]
-        while rings and (rings[0].depth + 2) * sum(r.staging.bytes for r in rings) > mma.SMEM_LIMIT:
-            rings.pop()
-        # Commit groups go out ordered by (iteration, dot, operand): before the loop for its first
-        # `depth` iterations, then each dot's after its MMA. When a dot waits for iteration i, the
-        # groups after its own are the later dots' for i, all of i + 1 .. i + depth - 1, and the
-        # earlier dots' for i + depth.
-        total = sum(len(ring.streams) for ring in rings)
-        for ring in rings:
-            ring.newer_groups = ring.depth * total - len(ring.streams)
-            lowering.rings[ring.dot] = ring
-            for stream in ring.streams.values():
-                lowering.streamed.update([*stream.prologue, stream.ahead])
+        # One ring per loop, the first dot's (as tile-pipeline-loads chooses): the waits below count
+        # on the commit groups of one ring only.
+        ring = rings[0]
+        if (ring.depth + 2) * ring.staging.bytes > mma.SMEM_LIMIT:
+            continue
+        # When the dot waits for iteration i, the groups after its own are those of iterations
+        # i + 1 .. i + depth - 1, one per stream each.
+        ring.newer_groups = (ring.depth - 1) * len(ring.streams)
+        lowering.rings[ring.dot] = ring
+        for stream in ring.streams.values():
+            lowering.streamed.update([*stream.prologue, stream.ahead])
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:

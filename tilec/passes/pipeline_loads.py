@@ -15,8 +15,8 @@ pass a write), and so are loops with nested control flow. Prefetches past the la
 masked off.
 
 With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots accumulating across the loop
-are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of each such dot would not
-fit in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into
+are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of the dot would not fit
+in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into
 shared-memory rings (cp_async.py), so their depth costs shared memory, not registers.
 """
 
@@ -65,10 +65,10 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
     warpgroup-MMA dots that accumulate across it, each loaded in the loop body and used by the dot
     alone (B possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
-    column-major, an 8-bit B K-contiguous; a dot's B must qualify. One depth for the loop: as many iterations ahead as the
-    dots' stage buffers (depth + 2 each) fit in shared memory, at most `wanted`."""
+    column-major, an 8-bit B K-contiguous; a dot's B must qualify, and only the loop's first such dot
+    gets a ring. As many iterations ahead as depth + 2 stage buffers fit in shared memory, at most
+    `wanted`."""
     body = loop.regions[0].blocks[0]
-    chosen, total = {}, 0
     for op in body.operations:
         dot = op.operation
         if dot.name != "tile.dot":
@@ -77,13 +77,10 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
         if kind is None or wgmma.promoted_group(dot, kind) or wgmma.pipelined_loop(dot) is None:
             continue
         found = {index: load for index in (0, 1) if (load := _streamable(dot, index, kind, loop, axis))}
-        if 1 in found:
-            chosen.update({load: None for load in found.values()})
-            total += wgmma.stage_bytes(dot, kind)
-    if not chosen:
-        return {}
-    depth = max(1, min(wanted, mma.SMEM_LIMIT // total - 2))
-    return dict.fromkeys(chosen, depth)
+        if 1 in found:  # the loop's first such dot: the only one that gets a ring
+            depth = max(1, min(wanted, mma.SMEM_LIMIT // wgmma.stage_bytes(dot, kind) - 2))
+            return dict.fromkeys(found.values(), depth)
+    return {}
 
 
 def _streamable(dot, index: int, kind: str, loop, axis):
