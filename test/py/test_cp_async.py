@@ -283,13 +283,23 @@ def two_products(
 
 def test_only_a_loops_first_dot_streams():
     """Two accumulating dots in one loop: the first one's operands stream (one ring, whose waits
-    count its own commit groups), the second's go through registers one iteration ahead."""
-    ptx = tilec.compile(
-        two_products, signature="*fp16,*fp16,*fp16,*fp16,*fp32,i32:16", constexprs={"BM": 128, "BN": 128, "BK": 64},
-        target="sm_90a", num_warps=8,
-    ).asm["ptx"]  # fmt: skip
-    assert len(COPY.findall(ptx)) == 3 * 8 and _waits(ptx) == [0, 2]
-    assert "ld.global.v4" in ptx and "fence.proxy.async" in ptx
+    count its own commit groups), the second's go through registers one iteration ahead. At
+    num_stages 3 the ring (4 x 32 KiB) and the second dot's staging exceed 227 KiB together, so the
+    ring is compiled one iteration ahead instead of two; at num_stages 2 nothing needs to shrink."""
+    signature, constexprs = "*fp16,*fp16,*fp16,*fp16,*fp32,i32:16", {"BM": 128, "BN": 128, "BK": 64}
+    for stages in (3, 2):
+        kernel = tilec.compile(
+            two_products, signature=signature, constexprs=constexprs, target="sm_90a", num_warps=8, num_stages=stages
+        )
+        ptx = kernel.asm["ptx"]
+        assert len(COPY.findall(ptx)) == 2 * 8 and _waits(ptx) == [0]
+        assert "ld.global.v4" in ptx and "fence.proxy.async" in ptx
+        assert kernel.metadata["shared"] <= 227 * 1024
+    # with smaller tiles the ring keeps its full depth
+    kernel = tilec.compile(
+        two_products, signature=signature, constexprs={"BM": 64, "BN": 64, "BK": 64}, target="sm_90a", num_warps=4
+    )
+    assert _waits(kernel.asm["ptx"]) == [0, 2]
 
 
 @pytest.mark.gpu

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from tilec.passes import mma
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import run_tool
 
@@ -41,14 +42,15 @@ def has_wgmma(arch: str) -> bool:
     return arch == "sm_90a"
 
 
-def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
+def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | None = None) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
-    sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead, as asynchronous
-    copies into shared memory (cp_async.py), which costs no registers."""
+    sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead (or `wgmma_depth`),
+    as asynchronous copies into shared memory (cp_async.py), which costs no registers."""
     pipelining = ""
     if num_stages >= 2:
-        ahead = f"{{wgmma-depth={num_stages - 1} num-warps={num_warps}}}" if has_wgmma(arch) else ""
+        depth = num_stages - 1 if wgmma_depth is None else wgmma_depth
+        ahead = f"{{wgmma-depth={depth} num-warps={num_warps}}}" if has_wgmma(arch) else ""
         pipelining = f"tile-pipeline-loads{ahead},tile-canonicalize,"
     return [
         Stage(
@@ -71,15 +73,39 @@ def stages(arch: str, num_warps: int, num_stages: int = 3) -> list[Stage]:
 def lower(
     module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
 ) -> tuple[str, int]:
-    """Runs the stages in place; returns the PTX and the bytes of dynamic shared memory it needs."""
-    for stage in stages(arch, num_warps, num_stages):
+    """Runs the stages in place; returns the PTX and the bytes of dynamic shared memory it needs.
+
+    The cp.async rings' depth (num_stages - 1) is limited per ring by shared memory, but the ring
+    shares it with the kernel's other buffers (another dot's staging, reductions), known only after
+    convert-tile-to-gpu: when the whole exceeds what a program may have, the gpu stage runs again
+    with the rings one iteration shallower, down to one."""
+    depth = num_stages - 1
+    while True:
+        backup = module.operation.clone() if has_wgmma(arch) and depth > 1 else None
+        gpu_stage, *later = stages(arch, num_warps, num_stages, depth)
+        run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
+        shared = shared_bytes(module)
+        if backup is None or shared <= mma.SMEM_LIMIT:
+            if backup is not None:
+                backup.erase()
+            break
+        _restore(module, backup)
+        depth -= 1
+    for stage in later:
         run_stage(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
         )
-        if stage.name == "gpu":
-            shared = shared_bytes(module)
     asm["ptx"] = _ptx_of(module)
     return asm["ptx"], shared
+
+
+def _restore(module: ir.Module, backup: ir.Operation) -> None:
+    """Puts the ops of `backup` (a clone of `module` taken earlier) back in place of module's."""
+    for op in list(module.body.operations):
+        op.operation.erase()
+    for op in list(backup.regions[0].blocks[0].operations):
+        module.body.append(op.operation)
+    backup.erase()
 
 
 def shared_bytes(module: ir.Module) -> int:
