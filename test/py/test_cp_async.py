@@ -289,7 +289,12 @@ def test_only_a_loops_first_dot_streams():
     signature, constexprs = "*fp16,*fp16,*fp16,*fp16,*fp32,i32:16", {"BM": 128, "BN": 128, "BK": 64}
     for stages in (3, 2):
         kernel = tilec.compile(
-            two_products, signature=signature, constexprs=constexprs, target="sm_90a", num_warps=8, num_stages=stages
+            two_products,
+            signature=signature,
+            constexprs=constexprs,
+            target="sm_90a",
+            num_warps=8,
+            num_stages=stages,
         )
         ptx = kernel.asm["ptx"]
         assert len(COPY.findall(ptx)) == 2 * 8 and _waits(ptx) == [0]
@@ -297,7 +302,11 @@ def test_only_a_loops_first_dot_streams():
         assert kernel.metadata["shared"] <= 227 * 1024
     # with smaller tiles the ring keeps its full depth
     kernel = tilec.compile(
-        two_products, signature=signature, constexprs={"BM": 64, "BN": 64, "BK": 64}, target="sm_90a", num_warps=4
+        two_products,
+        signature=signature,
+        constexprs={"BM": 64, "BN": 64, "BK": 64},
+        target="sm_90a",
+        num_warps=4,
     )
     assert _waits(kernel.asm["ptx"]) == [0, 2]
 
