@@ -245,7 +245,7 @@ def test_attention_keeps_registers():
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
-@pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 8), (128, 128, 8)])
+@pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 4), (128, 64, 8), (128, 128, 8)])
 def test_attention_on_gpu(config, stages):
     import torch
 

@@ -257,18 +257,20 @@ class DotOperands(NamedTuple):
     c_regs: list
 
 
-def dot_operands(lowering, op, accumulator_layout_of, b_source=None, b_layout=None, skip=()) -> DotOperands:
+def dot_operands(
+    lowering, op, accumulator_layout_of, b_source=None, b_layout=None, skip=(), a_layout=None
+) -> DotOperands:
     """The registers of a tensor-core tile.dot's operands, shared by every tensor-core lowering: A in
     the layout of the accumulator it is computed from (attention's p) when it is, else the default
     layout; B in `b_layout` when given, else the default layout (of `b_source` [N, K] instead, when
     the lowering reads B = trans(X) from X); the accumulator in the lowering's
     `accumulator_layout_of(m, n, num_warps)`. Operands whose index is in `skip` (already in shared
-    memory) get no registers (None)."""
+    memory) get no registers (None); `a_layout`, when given, is the layout A's registers come in."""
     a, b, acc = op.operands
     (m, k), (_, n) = tile.shape_of(a.type), tile.shape_of(b.type)
     elem = tile.element_of(a.type)
     c_layout = accumulator_layout_of(m, n, lowering.num_warps)
-    a_layout = lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], elem)
+    a_layout = a_layout or lowering.accumulator_layout_of(a) or lowering.layout_for([m, k], elem)
     if b_source is not None:
         b, b_layout = b_source, lowering.layout_for([n, k], elem)
     elif b_layout is None:

@@ -186,10 +186,11 @@ def pipelined_loop(op):
 
 
 class Staging:
-    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes: A K-major at offset 0,
-    B after it in `b_mode` "n-major" (a row-major 16-bit B, imm-trans-b = 1), "k-major" (a
-    column-major B, or an 8-bit row-major B stored transposed) or "trans" (B = trans(X), X's rows
-    being B's columns). Offsets are i32 values built at the insertion point.
+    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes: A K-major at offset 0
+    (unless `a_in_registers`: then the buffer holds B alone), B after it in `b_mode` "n-major" (a
+    row-major 16-bit B, imm-trans-b = 1), "k-major" (a column-major B, or an 8-bit row-major B
+    stored transposed) or "trans" (B = trans(X), X's rows being B's columns). Offsets are i32 values
+    built at the insertion point.
 
     Two layouts. Padded core matrices (module doc) suit 16-byte stores from registers. `swizzle`
     (for cp.async, whose copies land a 128-byte global row segment per 8 lanes) uses the hardware's
@@ -199,7 +200,10 @@ class Staging:
     bytes. Along the other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N
     beyond S bytes)."""
 
-    def __init__(self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False):
+    def __init__(
+        self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False,
+        a_in_registers: bool = False,
+    ):  # fmt: skip
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
         self.elem_bytes = 1 if kind.split(".")[0] in BYTE_KINDS else 2
         self.per_row = 16 // self.elem_bytes  # values in one 16-byte row of a core matrix
@@ -214,6 +218,9 @@ class Staging:
             self.a_width, self.b_width = self.swizzle_widths(m, n, k, self.elem_bytes, b_mode)
             self.b_start = _align(m * k * self.elem_bytes)
             self.bytes = self.b_start + _align(k * n * self.elem_bytes)
+        if a_in_registers:  # B alone
+            self.bytes -= self.b_start
+            self.b_start = 0
 
     @staticmethod
     def swizzle_widths(m, n, k, elem_bytes, b_mode):
@@ -354,10 +361,16 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     mode = ring.staging.b_mode if ring is not None else b_mode(lowering, op)
     b_source = transposed_b_source(op) if mode == "trans" else None
     b_column = _column_major_layout(lowering, op.operands[1]) if mode == "k-major" else None
+    a_fragments = 0 not in in_smem and a_from_registers(lowering, op, kind)
     m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
-        lowering, op, accumulator_layout, b_source, b_column, skip=in_smem
+        lowering, op, accumulator_layout, b_source, b_column, skip=in_smem,
+        a_layout=a_fragments or None,
+    )  # fmt: skip
+    staging = (
+        ring.staging
+        if ring is not None
+        else Staging(m, n, k, kind, warps, mode, a_in_registers=bool(a_fragments))
     )
-    staging = ring.staging if ring is not None else Staging(m, n, k, kind, warps, mode)
     elem_bytes, per_row, k16 = staging.elem_bytes, staging.per_row, staging.k16
     elem = ir.IntegerType.get_signless(8) if elem_bytes == 1 else tile.element_of(op.operands[0].type)
 
@@ -401,7 +414,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         total = arith.addi(offset, _c(region_offset)) if region_offset else offset
         return llvm.GEPOp(smem_ptr_type, base, [total], [dynamic_index], i8, 0).result
 
-    if 0 not in in_smem:
+    if a_fragments:
+        a_words = _a_fragments(a_regs, a_layout, m, k16, groups=warps // 4)
+    elif 0 not in in_smem:
         mma.store_rows(lowering, a_regs, a_layout, lambda r, c: byte_at(0, staging.a_offset(r, c)), elem,
                        run_limit=per_row)  # fmt: skip
     if 1 not in in_smem:
@@ -414,7 +429,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
     # visible to it, then wait for every thread's stores. Copies by cp.async need no proxy fence
     # (as in Triton, which fences only register-to-shared stores).
-    if len(in_smem) < 2:
+    stored_from_registers = 1 not in in_smem or not (a_fragments or 0 in in_smem)
+    if stored_from_registers:
         _asm("fence.proxy.async.shared::cta;")
     gpu.BarrierOp()
 
@@ -438,7 +454,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                     for e in (0, 1)
                 ]
                 for ks in range(s0, min(s0 + group, total_steps)):  # two cores of K each
-                    desc_a = _descriptor(byte_at(staging.a_step(ks), a_block), *a_fields)
+                    desc_a = (
+                        a_words[j][ks]
+                        if a_fragments
+                        else _descriptor(byte_at(staging.a_step(ks), a_block), *a_fields)
+                    )
                     desc_b = _descriptor(byte_at(staging.b_step(ks, c0), _c(0)), *b_fields)
                     target = partial if promoted else c_regs
                     fresh = promoted and ks == s0  # scale-d = 0: D = A x B, the inputs unread
@@ -462,6 +482,73 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     if pipelined is None:
         lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def a_from_registers(lowering, op, kind: str):
+    """The layout in which a 16-bit A goes to the instruction straight from registers, or None.
+
+    That layout is the accumulator's for an [M, K] tile: a thread's values of A's rows and K
+    columns then sit exactly where the instruction's A fragment wants them (rows g and g + 8 of its
+    warp's 16, columns 2t, 2t + 1 and 8 + 2t, 8 + 2t + 1 of each k-step), the rows permuted as
+    the accumulator's (module doc). Worth it when A already is in that layout (attention's
+    `p = exp(s - m)` computed from an accumulator: no trip through shared memory) or is defined
+    outside the dot's loop (attention's q: converted once before the loop, instead of stored to
+    shared memory every iteration)."""
+    if kind not in ("f16.f16", "bf16.bf16"):
+        return None
+    a = op.operands[0]
+    (m, k) = tile.shape_of(a.type)
+    wanted = accumulator_layout(m, k, lowering.num_warps)
+    if lowering.accumulator_layout_of(a) == wanted:
+        return wanted
+    loop = _enclosing_loop(op)
+    return wanted if loop is not None and not _inside(a, loop) else None
+
+
+def _enclosing_loop(op):
+    parent = op.parent
+    while parent is not None and parent.name not in ("scf.for", "scf.while"):
+        parent = parent.parent
+    return parent
+
+
+def _inside(value: ir.Value, loop) -> bool:
+    """True when `value` is defined in `loop`'s body (at any depth)."""
+    owner = value.owner
+    op = (
+        owner.owner
+        if isinstance(owner, ir.Block)
+        else (owner.operation if hasattr(owner, "operation") else owner)
+    )
+    while op is not None:
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+def _a_fragments(regs, layout, m: int, k: int, groups: int) -> list[list[list[ir.Value]]]:
+    """[instruction block j][k-step] -> the four 32-bit registers of A's fragment (a pair of 16-bit
+    values each: rows g / g + 8 x columns 2t / 8 + 2t), from A's registers in the accumulator
+    layout, whose repeats 2j and 2j + 1 are the rows of instruction block j (module doc)."""
+    slot = {static: i for i, static in enumerate(layout.registers)}
+    step = 8 * 4 * groups  # rows between a thread's repeats
+    i32 = ir.IntegerType.get_signless(32)
+    pair = ir.VectorType.get([2], regs[0].type)
+
+    def word(row, col):
+        v = llvm.UndefOp(pair).result
+        for e in (0, 1):
+            v = llvm.InsertElementOp(v, regs[slot[(row, col + e)]], _c(e)).result
+        return llvm.BitcastOp(i32, v).result
+
+    return [
+        [
+            [word((2 * j + h) * step, 16 * ks + 8 * half) for half in (0, 1) for h in (0, 1)]
+            for ks in range(k // 16)
+        ]
+        for j in range(m // (64 * groups))
+    ]
 
 
 def promoted_group(op, kind: str) -> int:
@@ -511,6 +598,14 @@ def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d:
     8-bit forms read A and B K-major only."""
     count = len(acc)  # width / 2 accumulator registers
     d = ", ".join(f"${i}" for i in range(count))
+    if isinstance(desc_a, list):  # A's fragment in four registers (f16/bf16): no imm-trans-a
+        a = "{" + ", ".join(f"${count + i}" for i in range(4)) + "}"
+        text = (
+            "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 5) + ", 0; "
+            f"wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{kind} "
+            f"{{{d}}}, {a}, ${count + 4}, p, 1, 1, {int(b_n_major)}; }}"
+        )
+        return _tied_asm(text, acc, extra=(*desc_a, desc_b, _c(scale_d)), extra_constraints="r,r,r,r,l,r")
     a_type, b_type = kind.split(".")
     shape = f"m64n{width}k32" if a_type in BYTE_KINDS else f"m64n{width}k16"
     accumulator = "s32" if a_type == "s8" else "f32"

@@ -1,0 +1,142 @@
+"""Warpgroup MMA with A from registers (sm_90a, fp16/bf16): a dot whose A is computed from another
+dot's accumulator (attention's `p`, a chain `(x @ w1).to(f16) @ w2`) or is defined outside the dot's
+loop (attention's `q`) reads A as register fragments instead of staging it in shared memory. The PTX
+is checked and assembled in CI; on a GPU, chains and loops over tile configs, both 16-bit types,
+and ragged edges."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from gpu_launch import needs_gpu
+from test_cp_async import attention
+
+import tilec
+import tilec.language as tl
+
+# the register form: four 32-bit registers in braces where the A descriptor would be
+REGISTER_A = re.compile(
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(b?f16)\.\2 \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+"
+)
+DESCRIPTOR_A = re.compile(
+    r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.b?f16\.b?f16 \{[^}]*\}, %rd\d+, %rd\d+"
+)
+
+
+@tilec.jit
+def chain(x_ptr, w1_ptr, w2_ptr, out_ptr, M, BM: tl.constexpr, D: tl.constexpr, H: tl.constexpr,
+          E: tl.constexpr):  # fmt: skip
+    """out = (x @ w1).to(x's type) @ w2 for a block of BM rows: the second dot's A is the first
+    dot's accumulator, converted."""
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    d, h, e = tl.arange(0, D), tl.arange(0, H), tl.arange(0, E)
+    x = tl.load(x_ptr + rows[:, None] * D + d[None, :], mask=rows[:, None] < M, other=0.0)
+    w1 = tl.load(w1_ptr + d[:, None] * H + h[None, :])
+    w2 = tl.load(w2_ptr + h[:, None] * E + e[None, :])
+    hidden = tl.dot(x, w1).to(x_ptr.dtype.element_ty)
+    out = tl.dot(hidden, w2)
+    tl.store(out_ptr + rows[:, None] * E + e[None, :], out, mask=rows[:, None] < M)
+
+
+@tilec.jit
+def fixed_left(a_ptr, b_ptr, out_ptr, N, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
+    """out[:, j-block] = a @ b[:, j-block] summed over j: A (one [BM, BK] tile) is loaded before the
+    loop, B's tiles in it; the accumulator is carried."""
+    m, k, n = tl.arange(0, BM), tl.arange(0, BK), tl.arange(0, BN)
+    a = tl.load(a_ptr + m[:, None] * BK + k[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in range(0, N, BN):
+        b = tl.load(b_ptr + k[:, None] * N + (j + n)[None, :], mask=(j + n)[None, :] < N, other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+
+
+def _compile(kernel, signature, constexprs, num_warps, num_stages=3):
+    compiled = tilec.compile(kernel, signature=signature, constexprs=constexprs, target="sm_90a",
+                             num_warps=num_warps, num_stages=num_stages)  # fmt: skip
+    if shutil.which("ptxas"):
+        assert "cubin" in compiled.asm
+    return compiled
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("config", [(64, 4), (128, 4), (128, 8)])
+def test_chained_dot_reads_a_from_registers(dtype, config):
+    """The first dot stages x and w1 (descriptors); the second takes its A from the first's
+    accumulator registers and stages only w2."""
+    bm, warps = config
+    compiled = _compile(
+        chain, f"*{dtype},*{dtype},*{dtype},*fp32,i32", {"BM": bm, "D": 64, "H": 64, "E": 32}, warps
+    )
+    ptx = compiled.asm["ptx"]
+    instructions_per_dot = bm // (16 * warps) * (64 // 16)  # 64-row blocks per warpgroup x k-steps
+    assert len(DESCRIPTOR_A.findall(ptx)) == instructions_per_dot
+    found = REGISTER_A.findall(ptx)
+    assert len(found) == instructions_per_dot and {f[0] for f in found} == {"32"}
+    assert {f[1] for f in found} == {dtype.replace("fp", "f")}
+
+
+def test_loop_invariant_a_is_converted_once():
+    """A defined before the loop: register fragments, so the loop body stores only B to shared memory."""
+    compiled = _compile(fixed_left, "*fp16,*fp16,*fp32,i32", {"BM": 64, "BK": 64, "BN": 64}, 4)
+    ptx = compiled.asm["ptx"]
+    assert len(REGISTER_A.findall(ptx)) == 4 and not DESCRIPTOR_A.findall(ptx)
+
+
+def test_attention_keeps_q_and_p_in_registers():
+    """Both of attention's dots read A from registers (q converted once, p as computed): shared
+    memory holds only the K and V tiles (8 KiB each at 64 x 64, fp16) and q's one conversion."""
+    compiled = _compile(attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 64, "BN": 64}, 4)
+    ptx = compiled.asm["ptx"]
+    assert len(REGISTER_A.findall(ptx)) == 8 and not DESCRIPTOR_A.findall(ptx)
+    assert compiled.metadata["shared"] <= 9 * 1024
+
+
+def test_a_loaded_in_the_loop_stays_in_shared_memory():
+    """A matmul's A, loaded in the loop in a row-major layout, is staged (a conversion to the
+    fragment layout every iteration would cost more)."""
+    from test_cp_async import _ptx
+
+    ptx = _ptx(("fp16", "fp16"), num_stages=1)
+    assert not REGISTER_A.findall(ptx) and DESCRIPTOR_A.findall(ptx)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("config", [(64, 4), (128, 4), (128, 8)])
+def test_chain_on_gpu(dtype, config):
+    import torch
+
+    bm, warps = config
+    types = {"fp16": torch.float16, "bf16": torch.bfloat16}
+    torch.manual_seed(1)
+    M, D, H, E = 3 * bm - 7, 64, 128, 48
+    x = torch.randn(M, D, device="cuda", dtype=types[dtype])
+    w1 = torch.randn(D, H, device="cuda", dtype=types[dtype]) / 8
+    w2 = torch.randn(H, E, device="cuda", dtype=types[dtype])
+    out = torch.full((M, E), float("nan"), device="cuda")
+    chain[(tilec.cdiv(M, bm),)](x, w1, w2, out, M, BM=bm, D=D, H=H, E=E, num_warps=warps)
+    hidden = (x.double() @ w1.double()).to(types[dtype]).double()
+    expected = hidden @ w2.double()
+    torch.testing.assert_close(out.double(), expected, rtol=1e-3, atol=1e-2)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 4), (128, 128, 8)])
+def test_fixed_left_on_gpu(config, stages):
+    import torch
+
+    bm, bn, warps = config
+    torch.manual_seed(2)
+    bk, N = 64, 5 * bn - 9
+    a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+    b = torch.randn(bk, N, device="cuda", dtype=torch.float16)
+    out = torch.full((bm, bn), float("nan"), device="cuda")
+    fixed_left[(1,)](a, b, out, N, BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
+    padded = torch.nn.functional.pad(b.double(), (0, 5 * bn - N)).reshape(bk, 5, bn).sum(1)
+    torch.testing.assert_close(out.double(), a.double() @ padded, rtol=1e-3, atol=2e-2)
