@@ -154,6 +154,7 @@ class _KernelLowering:
         self.waits_after_loop: dict = {}  # scf.for -> indices of results an async MMA still writes
         self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
         self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
+        self.war_barriers: list = []  # (barrier, visibility barrier) of looped warpgroup-MMA dots
         self.vector_for_shape = self._vector_widths()
         self.anchor_ops: list = []
 
@@ -269,6 +270,7 @@ class _KernelLowering:
                 cp_async.plan(self)
             self.lower_block(block)
             gpu.ReturnOp([])
+        wgmma.elide_war_barriers(self.war_barriers)
         self.prologue_end.erase()
         for a in self.anchor_ops:
             a.erase()

@@ -357,6 +357,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     byte by byte."""
     warps = lowering.num_warps
     ring = lowering.rings.get(op)  # cp_async.Ring: operands already on their way to shared memory
+    war = None  # the barrier before a looped dot's own buffer is rewritten (elide_war_barriers)
     in_smem = ring.operands if ring is not None else {}
     mode = ring.staging.b_mode if ring is not None else b_mode(lowering, op)
     b_source = transposed_b_source(op) if mode == "trans" else None
@@ -405,6 +406,13 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
         base = buffer_at(region, STAGES, iteration)
         lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
+    elif _enclosing_loop(op) is not None:
+        # A buffer of its own, rewritten every iteration: its write waits at a barrier for the last
+        # iteration's MMA (all warpgroups') to be done with it, a barrier elide_war_barriers drops
+        # where another one in the loop body already separates the two.
+        pipelined = None
+        base = lowering.smem_region(stage_bytes)
+        war = gpu.BarrierOp().operation
     else:
         pipelined = None
         base = lowering.smem(stage_bytes)
@@ -432,7 +440,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     stored_from_registers = 1 not in in_smem or not (a_fragments or 0 in in_smem)
     if stored_from_registers:
         _asm("fence.proxy.async.shared::cta;")
-    gpu.BarrierOp()
+    visibility = gpu.BarrierOp().operation
+    if war is not None:
+        lowering.war_barriers.append((war, visibility))
 
     a_fields, b_fields = staging.a_fields(), staging.b_fields()
     groups = warps // 4
@@ -479,9 +489,42 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
             c_regs[r] = arith.addf(c_regs[r], v) if promoted else v
     if ring is not None:  # the buffer of iteration i - 1 is free now: fill it for iteration i + depth
         ring.issue_ahead(lowering, iteration)
-    if pipelined is None:
+    if pipelined is None and _enclosing_loop(op) is None:
         lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def elide_war_barriers(war_barriers: list) -> None:
+    """Drops the barrier before a looped dot rewrites its own buffer (lower_dot) where the loop body
+    has another barrier at its top level: not one of these, not the dot's own barrier between its
+    stores and its MMA, not in nested control flow. Every thread passes that barrier between one
+    iteration's MMA on the buffer (each warp waits for the MMA before going on) and the next write
+    of the buffer, whichever of the two comes first in the body, also when the loop is entered
+    again; the buffer serves no other op."""
+    candidates = {war for war, _ in war_barriers}
+    redundant = [
+        war
+        for war, visibility in war_barriers
+        if (body := _block_of(war)) is not None
+        and any(
+            o.operation.name == "gpu.barrier" and o.operation not in candidates and o.operation != visibility
+            for o in body.operations
+        )
+    ]
+    for war in redundant:
+        war.erase()
+
+
+def _block_of(op):
+    """The loop body `op` sits in at top level, else None."""
+    parent = op.parent
+    if parent is None or parent.name not in ("scf.for", "scf.while"):
+        return None
+    for region in parent.regions:
+        for block in region.blocks:
+            if any(o.operation == op for o in block.operations):
+                return block
+    return None
 
 
 def a_from_registers(lowering, op, kind: str):

@@ -45,3 +45,44 @@ func.func @dot_loop(%x: bf16, %y: bf16, %n: i32) attributes {tile.kernel} {
   }
   return
 }
+
+// -----
+
+// Two dots per iteration that do not accumulate across the loop (attention's): the first reads A,
+// defined before the loop, and the second reads A, the first's accumulator converted to f16, as
+// register fragments (four 32-bit registers where a descriptor would be). Each stages its B in a
+// buffer of its own, written with no barrier before it: the other dot's barrier already separates
+// one iteration's MMA from the next iteration's stores.
+// CHECK-LABEL: gpu.func @two_dots
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store
+// CHECK: "fence.proxy.async.shared::cta;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store
+// CHECK: "fence.proxy.async.shared::cta;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, {$16, $17, $18, $19}, $20, p, 1, 1, 1;
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+func.func @two_dots(%x: f16, %y: f16, %n: i32) attributes {tile.kernel} {
+  %q = "tile.splat"(%x) : (f16) -> tensor<64x32xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %zs = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<64x32xf32>) : i32 {
+    %k = "tile.splat"(%y) : (f16) -> tensor<32x64xf16>
+    %s = "tile.dot"(%q, %k, %zs) : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+    %v = "tile.splat"(%y) : (f16) -> tensor<64x32xf16>
+    %scaled = arith.mulf %c, %c : tensor<64x32xf32>
+    %d = "tile.dot"(%p, %v, %scaled) : (tensor<64x64xf16>, tensor<64x32xf16>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    scf.yield %d : tensor<64x32xf32>
+  }
+  return
+}
