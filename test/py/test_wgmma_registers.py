@@ -143,3 +143,32 @@ def test_fixed_left_on_gpu(config, stages):
     fixed_left[(1,)](a, b, out, N, BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
     padded = torch.nn.functional.pad(b.double(), (0, 5 * bn - N)).reshape(bk, 5, bn).sum(1)
     torch.testing.assert_close(out.double(), a.double() @ padded, rtol=1e-3, atol=2e-2)
+
+
+@tilec.jit
+def four_products(x_ptr, y_ptr, out_ptr, n, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
+    """Four dots per iteration, none accumulating across the loop by itself (each accumulator is
+    rescaled first), each with [64, 256] x [256, 64] fp16 operands computed in the loop: 72 KiB of
+    (padded) staging per dot."""
+    m, k, j = tl.arange(0, BM), tl.arange(0, BK), tl.arange(0, BN)
+    x = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+    acc0, acc1, acc2, acc3 = tl.zeros((BM, BN), tl.float32), tl.zeros((BM, BN), tl.float32), \
+        tl.zeros((BM, BN), tl.float32), tl.zeros((BM, BN), tl.float32)  # fmt: skip
+    for i in range(n):
+        y = tl.load(y_ptr + i * BK * BN + k[:, None] * BN + j[None, :])
+        acc0 = acc0 * 0.5 + tl.dot(x * 1.5, y)
+        acc1 = acc1 * 0.25 + tl.dot(x + 1.0, y)
+        acc2 = acc2 * 0.125 + tl.dot(x + 2.0, y)
+        acc3 = acc3 * 0.0625 + tl.dot(x + 3.0, y)
+    out = out_ptr + m[:, None] * BN + j[None, :]
+    tl.store(out, acc0)
+    tl.store(out + BM * BN, acc1)
+    tl.store(out + 2 * BM * BN, acc2)
+    tl.store(out + 3 * BM * BN, acc3)
+
+
+def test_own_buffers_stay_within_shared_memory():
+    """Looped dots get buffers of their own only while the kernel stays within 227 KiB: of four dots
+    with 72 KiB of staging each, two get their own, the other two share the scratch space."""
+    compiled = _compile(four_products, "*fp16,*fp16,*fp32,i32", {"BM": 64, "BK": 256, "BN": 64}, 4)
+    assert 3 * 72 * 1024 <= compiled.metadata["shared"] <= 227 * 1024

@@ -406,7 +406,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
         base = buffer_at(region, STAGES, iteration)
         lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
-    elif _enclosing_loop(op) is not None:
+    elif _enclosing_loop(op) is not None and _region_fits(lowering, stage_bytes):
         # A buffer of its own, rewritten every iteration: its write waits at a barrier for the last
         # iteration's MMA (all warpgroups') to be done with it, a barrier elide_war_barriers drops
         # where another one in the loop body already separates the two.
@@ -489,9 +489,16 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
             c_regs[r] = arith.addf(c_regs[r], v) if promoted else v
     if ring is not None:  # the buffer of iteration i - 1 is free now: fill it for iteration i + depth
         ring.issue_ahead(lowering, iteration)
-    if pipelined is None and _enclosing_loop(op) is None:
+    if pipelined is None and war is None:
         lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _region_fits(lowering, nbytes: int) -> bool:
+    """A buffer of its own for a looped dot only while the kernel's shared memory so far (regions,
+    and the scratch space, which must still hold this dot's buffer otherwise) stays in the limit."""
+    scratch = max(lowering.smem_bytes, nbytes)
+    return lowering.region_bytes + _align(nbytes) + _align(scratch) <= mma.SMEM_LIMIT
 
 
 def elide_war_barriers(war_barriers: list) -> None:
