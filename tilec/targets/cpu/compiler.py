@@ -23,14 +23,16 @@ from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
 TILE_TO_LINALG = "tile-canonicalize,tile-lower-fp8,tile-cpu-grid,convert-tile-to-linalg,canonicalize,cse"
 BUFFERIZE = (
-    "linalg-fuse-elementwise-ops,"
+    "linalg-fuse-elementwise-ops,tile-cpu-vectorize-dots,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers"
 )
+# convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
+# stack buffer allocated inside the loops, which grows the stack every iteration.
 TO_LLVM = (
-    "tile-cpu-atomics,convert-linalg-to-loops,expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-    "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "tile-cpu-atomics,convert-linalg-to-loops,convert-vector-to-scf{full-unroll=1},expand-strided-metadata,lower-affine,"
+    "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
 )
 

@@ -1,0 +1,30 @@
+// RUN: tilec-opt %s --split-input-file -p tile-cpu-vectorize-dots | FileCheck %s
+
+// A [16x4] @ [4x32] matmul: tiled into 8 x 16 accumulator blocks (two loops), each block one read
+// of A, B and the accumulator, then K = 4 steps of 8 row FMAs (A's value broadcast times B's row).
+// CHECK-LABEL: func.func @dot
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK-COUNT-3: vector.transfer_read
+// CHECK-COUNT-32: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK: vector.transfer_write {{.*}} : vector<8x16xf32>
+// CHECK-NOT: transform.
+func.func @dot(%a: tensor<16x4xf32>, %b: tensor<4x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<16x4xf32>, tensor<4x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+// Sizes the blocks do not divide: the largest powers of two that do (4 rows of 12, 8 columns of
+// 24); integer elements multiply and add.
+// CHECK-LABEL: func.func @ragged
+// CHECK: scf.for %{{.*}} = %c0 to %c12 step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8
+// CHECK: vector.transfer_write {{.*}} : vector<4x8xi32>
+func.func @ragged(%a: tensor<12x2xi32>, %b: tensor<2x24xi32>, %c: tensor<12x24xi32>) -> tensor<12x24xi32> {
+  %r = linalg.matmul ins(%a, %b : tensor<12x2xi32>, tensor<2x24xi32>) outs(%c : tensor<12x24xi32>) -> tensor<12x24xi32>
+  return %r : tensor<12x24xi32>
+}

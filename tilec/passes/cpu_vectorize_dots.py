@@ -1,0 +1,91 @@
+"""tile-cpu-vectorize-dots: a tl.dot on the CPU becomes vector contractions held in registers.
+
+convert-tile-to-linalg lowers a dot to linalg.matmul, whose plain loops (i, j, k) sum one scalar at a
+time. This pass tiles each linalg.matmul (on tensors, after linalg-fuse-elementwise-ops) into blocks
+of `rows` x `cols` accumulator elements, vectorizes each block into one vector.contract over the
+whole K, and lowers that to K outer products (vector.outerproduct, i.e. a broadcast of A's column
+times B's row added into the accumulator block: vector FMAs on registers). Each accumulator element
+still sums its products in k order. Dims that the block sizes do not divide get the largest power of
+two that does. The upstream transform dialect does the work (transform-interpreter on a script
+built here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir, passmanager
+
+from .base import TilePass, ops_named
+
+
+@dataclass(frozen=True)
+class CpuVectorizeDotsPass(TilePass):
+    """Tile linalg.matmul into rows x cols blocks and lower each to vector outer products.
+
+    linalg.matmul ins(%a : tensor<64x32xf32>, %b : tensor<32x64xf32>) outs(%c)
+      =>  scf.for (8 rows) { scf.for (16 cols) { vector.transfer_read (A, B, C block)
+            vector.fma (A[r, k] broadcast, B[k, :], C[r, :]) for k in 0..31, r in 0..7
+            vector.transfer_write } }
+    """
+
+    name: ClassVar[str] = "tile-cpu-vectorize-dots"
+    rows: int = 8
+    cols: int = 16
+
+    def run(self, module: ir.Module) -> None:
+        matmuls = ops_named(module.operation, "linalg.matmul")
+        if not matmuls:
+            return
+        for op in matmuls:  # tagged with their block shape, which the script matches on
+            m, n = ir.RankedTensorType(op.results[0].type).shape
+            block = f"{_divisor(m, self.rows)}x{_divisor(n, self.cols)}"
+            op.attributes["tilec.dot_block"] = ir.StringAttr.get(block)
+        blocks = sorted({ir.StringAttr(op.attributes["tilec.dot_block"]).value for op in matmuls})
+        parsed = ir.Module.parse(_script(blocks))  # held: the clone below reads its body
+        cloned = parsed.body.operations[0].operation.clone(ir.InsertionPoint(module.body))
+        try:
+            passmanager.PassManager.parse("builtin.module(transform-interpreter)").run(module.operation)
+        finally:
+            cloned.erase()
+
+
+def _divisor(size: int, wanted: int) -> int:
+    block = 1
+    while block * 2 <= wanted and size % (block * 2) == 0:
+        block *= 2
+    return block
+
+
+def _script(blocks: list[str]) -> str:
+    steps = []
+    for i, block in enumerate(blocks):
+        r, c = block.split("x")
+        steps.append(
+            f'''
+      %mm{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes {{tilec.dot_block = "{block}"}} in %root
+        : (!transform.any_op) -> !transform.any_op
+      %tiled{i}, %rows{i}, %cols{i} = transform.structured.tile_using_for %mm{i} tile_sizes [{r}, {c}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      transform.structured.vectorize %tiled{i} : !transform.any_op'''
+        )
+    body = "".join(steps)
+    return f"""
+module attributes {{transform.with_named_sequence}} {{
+  module attributes {{transform.with_named_sequence}} {{
+    transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{{body}
+      %funcs = transform.structured.match ops{{["func.func"]}} in %root : (!transform.any_op) -> !transform.any_op
+      transform.apply_patterns to %funcs {{
+        transform.apply_patterns.vector.transfer_permutation_patterns
+        transform.apply_patterns.vector.reduction_to_contract
+      }} : !transform.any_op
+      transform.apply_patterns to %funcs {{
+        transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+        transform.apply_patterns.vector.lower_outerproduct
+      }} : !transform.any_op
+      transform.yield
+    }}
+  }}
+}}
+"""
