@@ -184,3 +184,22 @@ def test_occupancy_asked_of_ptxas_when_registers_alone_limit_it():
     assert ".minnctapersm 2" in tuned.asm["ptx"]
     kept = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 128}, 8)
     assert ".minnctapersm" not in kept.asm["ptx"]
+
+
+@pytest.mark.skipif(not shutil.which("ptxas"), reason="needs ptxas")
+def test_occupancy_attempt_refused_by_ptxas_keeps_the_first_assembly(monkeypatch):
+    """ptxas may refuse the register limit outright (an instruction needing more registers than it
+    leaves, seen with CUDA 12's ptxas on fp8 matmuls): the first assembly is kept."""
+    from tilec.targets.nvidia import compiler
+
+    real = compiler._ptxas
+
+    def refusing(ptx, arch):
+        if ".minnctapersm" in ptx:
+            raise RuntimeError("ptxas failed for sm_90a:\nptxas fatal   : (C7602) Insufficient registers")
+        return real(ptx, arch)
+
+    monkeypatch.setattr(compiler, "_ptxas", refusing)
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    kept = _compile(attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 128, "BN": 64}, 8)
+    assert ".minnctapersm" not in kept.asm["ptx"] and "cubin" in kept.asm

@@ -168,7 +168,10 @@ def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tu
     if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx:
         return ptx, cubin
     tuned = re.sub(r"^(\.maxntid .*)$", rf"\1\n.minnctapersm {by_registers + 1}", ptx, flags=re.MULTILINE)
-    tuned_cubin, tuned_log = _ptxas(tuned, arch)
+    try:  # ptxas may refuse outright: an instruction can need more registers than the limit
+        tuned_cubin, tuned_log = _ptxas(tuned, arch)
+    except RuntimeError:
+        return ptx, cubin
     spills = _SPILLS.findall(tuned_log or "")
     if tuned_cubin is None or not spills or any(int(n) for pair in spills for n in pair):
         return ptx, cubin
