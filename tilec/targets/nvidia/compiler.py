@@ -145,9 +145,14 @@ def assemble(ptx: str, arch: str) -> bytes | None:
     return _ptxas(ptx, arch)[0]
 
 
-# What one SM holds (sm_80 and newer): its registers, threads and shared memory (each program also
-# takes 1 KiB of shared memory of the system's).
-SM_REGISTERS, SM_THREADS, SM_SHARED, PROGRAM_SHARED = 65536, 2048, 228 * 1024, 1024
+# What one SM holds: 64K registers; threads and shared memory per architecture (CUDA's occupancy
+# tables; sm_86/sm_89: 1536 threads, 100 KiB); each program also takes 1 KiB of shared memory.
+SM_REGISTERS, PROGRAM_SHARED = 65536, 1024
+SM_THREADS_AND_SHARED = {
+    "sm_80": (2048, 164 * 1024),
+    "sm_90": (2048, 228 * 1024),
+    "sm_90a": (2048, 228 * 1024),
+}
 _USAGE = re.compile(r"Used (\d+) registers")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -164,7 +169,8 @@ def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tu
         return ptx, cubin
     per_thread = -(-int(used.group(1)) // 8) * 8  # registers are allocated 8 per thread at a time
     by_registers = SM_REGISTERS // (per_thread * threads)
-    by_rest = min(SM_THREADS // threads, SM_SHARED // (shared + PROGRAM_SHARED))
+    sm_threads, sm_shared = SM_THREADS_AND_SHARED.get(arch, (1536, 100 * 1024))
+    by_rest = min(sm_threads // threads, sm_shared // (shared + PROGRAM_SHARED))
     if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx:
         return ptx, cubin
     tuned = re.sub(r"^(\.maxntid .*)$", rf"\1\n.minnctapersm {by_registers + 1}", ptx, flags=re.MULTILINE)
