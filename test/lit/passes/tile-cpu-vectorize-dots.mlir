@@ -28,3 +28,13 @@ func.func @ragged(%a: tensor<12x2xi32>, %b: tensor<2x24xi32>, %c: tensor<12x24xi
   %r = linalg.matmul ins(%a, %b : tensor<12x2xi32>, tensor<2x24xi32>) outs(%c : tensor<12x24xi32>) -> tensor<12x24xi32>
   return %r : tensor<12x24xi32>
 }
+
+// -----
+
+// A matmul on memrefs (after bufferization) is left as it is.
+// CHECK-LABEL: func.func @buffers
+// CHECK: linalg.matmul
+func.func @buffers(%a: memref<16x4xf32>, %b: memref<4x32xf32>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x4xf32>, memref<4x32xf32>) outs(%c : memref<16x32xf32>)
+  return
+}
