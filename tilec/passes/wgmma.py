@@ -525,13 +525,7 @@ def elide_war_barriers(war_barriers: list) -> None:
 def _block_of(op):
     """The loop body `op` sits in at top level, else None."""
     parent = op.parent
-    if parent is None or parent.name not in ("scf.for", "scf.while"):
-        return None
-    for region in parent.regions:
-        for block in region.blocks:
-            if any(o.operation == op for o in block.operations):
-                return block
-    return None
+    return op.block if parent is not None and parent.name in ("scf.for", "scf.while") else None
 
 
 def a_from_registers(lowering, op, kind: str):

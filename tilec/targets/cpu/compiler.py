@@ -31,9 +31,10 @@ BUFFERIZE = (
 # convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
 # stack buffer allocated inside the loops, which grows the stack every iteration.
 TO_LLVM = (
-    "tile-cpu-atomics,convert-linalg-to-loops,convert-vector-to-scf{full-unroll=1},expand-strided-metadata,lower-affine,"
-    "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-    "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
+    "tile-cpu-atomics,convert-linalg-to-loops,convert-vector-to-scf{full-unroll=1},expand-strided-metadata,"
+    "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
 )
 
 
