@@ -26,9 +26,9 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import cp_async, lower_fp8, mfma, mma, wgmma
+from . import cp_async, lower_fp8, mfma, mma, store_vectors, wgmma
 from .base import PassError, TilePass
-from .layouts import Blocked, Slice, default_blocked
+from .layouts import Blocked, Interleaved, Slice, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
 from .lowering_common import ordering as lc_ordering
 
@@ -456,7 +456,8 @@ class _KernelLowering:
     # -- thread coordinates -------------------------------------------------------------------
     def bases_of(self, layout: Blocked) -> list[ir.Value]:
         """Per dimension: this thread's first element (lane and warp part); emitted at kernel entry."""
-        key = (layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta, layout.order)
+        group = layout.group if isinstance(layout, Interleaved) else 1
+        key = (layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta, layout.order, group)
         found = self.bases.get(key)
         if found is not None:
             return found
@@ -473,6 +474,12 @@ class _KernelLowering:
                 warp_d = arith.remui(warp, _i32(w)) if w > 1 else _i32(0)
                 warp = arith.divui(warp, _i32(w)) if w > 1 else warp
                 spt, tpw = layout.size_per_thread[d], layout.threads_per_warp[d]
+                if group > 1 and d == layout.order[0]:  # see Interleaved
+                    within = arith.muli(arith.remui(out[d], _i32(group)), _i32(layout.tile(d) // group))
+                    across = arith.muli(arith.divui(out[d], _i32(group)), _i32(spt))
+                    warps = arith.muli(warp_d, _i32(tpw * (spt // group)))
+                    out[d] = arith.addi(arith.addi(within, across), warps)
+                    continue
                 out[d] = arith.muli(arith.addi(arith.muli(warp_d, _i32(tpw)), out[d]), _i32(spt))
         self.bases[key] = out
         return out
@@ -968,7 +975,12 @@ def _store(self: _KernelLowering, op):
         )
         return
     layout = self.accumulator_layout_of(value) or self.layout_for(shape, elem)
-    ptrs, values = self.regs(ptr, layout), self.regs(value, layout)
+    values = self.regs(value, layout)
+    wide = store_vectors.interleaved_for_store(self, layout, ptr, mask, elem, _bytes(elem))
+    if wide is not None:  # lanes swap fragments for wider stores
+        values = store_vectors.exchange(values, layout, wide, elem, self.lane, self.warp_size)
+        layout = wide
+    ptrs = self.regs(ptr, layout)
     masks = self.regs(mask, layout) if mask is not None else None
     width = _vector_groups(self, ptr, mask, layout, _bytes(elem))
     alignment = width * _bytes(elem)

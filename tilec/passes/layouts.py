@@ -13,7 +13,7 @@ threads that differed only along that dimension hold the same values.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 
@@ -92,6 +92,27 @@ class Blocked:
             f"#blocked<shape={list(self.shape)}, spt={list(self.size_per_thread)}, "
             f"tpw={list(self.threads_per_warp)}, wpc={list(self.warps_per_cta)}, order={list(self.order)}>"
         )
+
+
+@dataclass(frozen=True)
+class Interleaved(Blocked):
+    """A blocked layout whose lanes along the fastest dimension f are interleaved in groups of
+    `group` G: of G neighbouring lanes, lane j takes the j-th of G consecutive register repeats, and
+    each holds `size_per_thread[f]` consecutive elements gathered from all G lanes' fragments.
+
+    With s0 = size_per_thread[f] / G (what one lane held before) and tile0 = tile(f) / G, lane
+    l = G*h + j of warp w starts along f at j*tile0 + h*size_per_thread[f] + w*threads_per_warp[f]*s0;
+    registers are placed as in a blocked layout. It is what a tensor-core accumulator (2 elements
+    per lane and 8-element group) becomes after its lanes exchange fragments for 16-byte stores
+    (store_vectors.py); G = 1 is the blocked layout itself."""
+
+    group: int = 1
+
+    def with_shape(self, shape) -> Interleaved:
+        return replace(self, shape=tuple(shape))
+
+    def __str__(self):
+        return super().__str__()[:-1] + f", interleave={self.group}>"
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,34 @@ func.func @two_dots(%x: f16, %y: f16, %n: i32) attributes {tile.kernel} {
   }
   return
 }
+
+// -----
+
+// The accumulator stored (as fp16) to rows of a 16-aligned C: the four lanes of a row swap their
+// 2-element fragments (two butterfly steps, shfl xor 1 and 2) and each stores 8 consecutive
+// elements at once; 64x64 over 4 warps leaves 32 per thread, in 4 stores.
+// CHECK-LABEL: gpu.func @store_accumulator
+// CHECK: wgmma.mma_async
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
+func.func @store_accumulator(%x: f16, %y: f16, %c: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %ldc: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16>
+  %b = "tile.splat"(%y) : (f16) -> tensor<32x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %zero) : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %h = arith.truncf %d : tensor<64x64xf32> to tensor<64x64xf16>
+  %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %rows = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  %ld = "tile.splat"(%ldc) : (i32) -> tensor<64x1xi32>
+  %row_offs = arith.muli %rows, %ld : tensor<64x1xi32>
+  %row_b = "tile.broadcast"(%row_offs) : (tensor<64x1xi32>) -> tensor<64x64xi32>
+  %cols = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %col_b = "tile.broadcast"(%cols) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+  %offs = arith.addi %row_b, %col_b : tensor<64x64xi32>
+  %base = "tile.splat"(%c) : (!tile.ptr<f16>) -> tensor<64x64x!tile.ptr<f16>>
+  %p = "tile.addptr"(%base, %offs) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
+  "tile.store"(%p, %h) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>) -> ()
+  return
+}
