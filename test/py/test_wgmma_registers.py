@@ -97,6 +97,26 @@ def test_attention_keeps_q_and_p_in_registers():
     assert compiled.metadata["shared"] <= 27 * 1024  # K and V (9 KiB each with padding), q's conversion
 
 
+def test_scores_start_from_an_unread_accumulator():
+    """`s = tl.dot(q, tl.trans(k))` has no accumulator of its own (zeros): its first k-step runs
+    with scale-d = 0, so the loop does not zero 32 registers per iteration to feed it; the second
+    dot accumulates (`acc * alpha + dot(p, v)` folds into its accumulator) and reads its input."""
+    gpu_ir = _compile(attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 64, "BN": 64}, 4).asm[
+        "gpu"
+    ]
+    body = gpu_ir[gpu_ir.index("scf.for") :]
+    mmas = [line.split('"')[-1] for line in body.splitlines() if "wgmma.mma_async" in line]
+    assert len(mmas) == 8  # 4 k-steps each
+    # operands: A's four fragment registers, B's descriptor, scale-d, then the accumulator inputs
+    scales = [re.split(r",\s*", ops.strip())[5] for ops in mmas]
+    assert [re.sub(r"_\d+$", "", x) for x in scales] == ["%c0_i32"] + ["%c1_i32"] * 7, scales
+    undefined = {
+        line.split(" = ")[0].strip() for line in gpu_ir.splitlines() if "llvm.mlir.undef : f32" in line
+    }
+    first_inputs = re.split(r",\s*", mmas[0].split(":")[0].strip())[6:]
+    assert first_inputs and set(first_inputs) <= undefined
+
+
 def test_a_loaded_in_the_loop_stays_in_shared_memory():
     """A matmul's A, loaded in the loop in a row-major layout, is staged (a conversion to the
     fragment layout every iteration would cost more)."""

@@ -16,18 +16,23 @@ j mod (depth + 2)), and the loop-carried values disappear. Each iteration then r
                                     the depth - 1 later iterations may still be in flight: one
                                     commit group per load)
     bar.sync                        everyone's copies, visible to the tensor cores (cp.async
-                                    writes need no proxy fence, as in Triton)
+                                    writes need no proxy fence, as in Triton); every warp has
+                                    waited for its MMA of iteration i - 2
+    copies for iteration i + depth into buffer (i + depth) mod (depth + 2), the one MMA i - 2 read
     wgmma (i), wgmma.wait_group 1   this warpgroup's MMA of iteration i - 1 is done
-    copies for iteration i + depth into buffer (i + depth) mod (depth + 2)
 
 The copies land in the hardware's swizzled layouts: a warp's copies of a 128-byte row segment then
 fill whole shared-memory rows. Into the padded layout that registers are stored in, the same copies
 ran at 0.4x the register path's speed on an H200 (193 vs 480 TFLOP/s, fp16 4096^3); swizzled,
 1.3x (622).
 
-Why depth + 2 buffers: when a thread issues the copies of iteration i + depth, other warpgroups may
-still run their MMAs of iterations i - 1 and i (each waited for i - 2 before the barrier this thread
-has passed), and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of them apart.
+Why depth + 2 buffers: when a thread issues the copies of iteration i + depth, other warps may
+still run their MMA of iteration i - 1 (each waited for i - 2 before the barrier this thread has
+passed; even within one warpgroup a warp's wait says nothing of the others' share of the MMA), MMA i
+reads buffer i next, and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of
+them apart. The copies go before the MMA rather than after its wait: issued there they have one
+iteration more to land (fp16 2048^3, 128x128x64 on 4 warps with 3 buffers: TFLOP/s in the note of
+that commit).
 Copies for iterations past the end are masked off (zero fill) and waited for after the loop.
 
 Only dots that accumulate across the loop get a ring: for attention's two dots, which wait for

@@ -5,8 +5,9 @@
 // acc = dot(a, b, acc) over loads prefetched two iterations ahead: the loads before the loop become
 // cp.async copies into the ring (one commit group per load), the loop carries no tiles, waits for
 // the current iteration's two groups (two later ones stay in flight), makes them visible to the
-// tensor cores with a barrier (no proxy fence: cp.async needs none), runs the MMA, then copies the
-// tiles two iterations ahead; after the loop every copy is waited for.
+// tensor cores with a barrier (no proxy fence: cp.async needs none), copies the tiles two iterations
+// ahead (their buffer's last reader, the MMA two iterations back, is done for every warp past that
+// barrier), then runs the MMA; after the loop every copy is waited for.
 // The copies land in swizzled rows (16-byte chunk ^= a few row bits), and the descriptors say so in
 // bits 62-63: A (64 bytes of K a row) with 64-byte swizzle, SBO 512, LBO unused (1); B (row-major, 128
 // bytes of N a row) with 128-byte swizzle, SBO 1024 (8 rows of k), LBO 4096 (the next 64 columns).
@@ -18,15 +19,16 @@
 // CHECK-SAME: -> (f32,
 // CHECK: "cp.async.wait_group 2;"
 // CHECK-NEXT: gpu.barrier
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "cp.async.commit_group;"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "cp.async.commit_group;"
 // CHECK-DAG: arith.constant -9223371899415756800 : i64
 // CHECK-DAG: arith.constant 4611686293322072064 : i64
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
-// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
-// CHECK: "cp.async.commit_group;"
-// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
-// CHECK: "cp.async.commit_group;"
-// CHECK-NEXT: scf.yield
+// CHECK-NOT: cp.async
+// CHECK: scf.yield
 // CHECK: "cp.async.wait_group 0;"
 // CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
 // One iteration ahead (the pass's default depth): three buffers, nothing else in flight at the MMA.
