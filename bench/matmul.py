@@ -4,7 +4,10 @@ squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention ke
 scaled_dot_product_attention and Triton, all from one run. tilec and Triton compile the same kernel
 source and each reports its best over the same list of tile configs.
 
-    python -m bench.matmul [--quick] [--attention-only] [--json out.json]
+    python -m bench.matmul [--quick] [--winners] [--attention-only] [--json out.json]
+
+--winners searches only WINNERS (the same short lists for both compilers): the configs that won
+most fp16/bf16/fp8/attention rows of the full search, for the table in a few minutes of device time.
                                                        (also part of python -m bench --device cuda)
 """
 
@@ -38,6 +41,14 @@ ATTENTION_CONFIGS = [
     (128, 64, 8, 3),
     (128, 128, 8, 3),
 ]  # BM, BN, warps, stages
+
+# For --winners: the configs that won most rows of the full search on an H200 (session 6: all but
+# 4 of the 21 rows for tilec or Triton; fp32's 128x128x32 is not among them).
+WINNERS = {
+    "matmul": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 4, 3)],
+    "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 8, 3)],
+    "attention": [(128, 64, 8, 3), (128, 64, 4, 3)],
+}
 
 
 def _best(launch, configs, check) -> tuple:
@@ -82,8 +93,11 @@ def triton_cdiv(a, b):
     return -(-a // b)
 
 
-def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[dict]:
+def run(quick: bool = False, on_row=None, attention_only: bool = False, winners: bool = False) -> list[dict]:
     tk, tr = load_kernels()
+    configs = WINNERS["matmul"] if winners else CONFIGS
+    fp8_configs = WINNERS["fp8"] if winners else FP8_CONFIGS
+    attention_configs = WINNERS["attention"] if winners else ATTENTION_CONFIGS
     rows = []
 
     def record(row):
@@ -94,7 +108,7 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[
             on_row(row)
 
     if attention_only:
-        _attention(tk, tr, [1024] if quick else [1024, 4096], record)
+        _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs)
         return rows
     squares = [1024, 4096] if quick else [1024, 2048, 4096, 8192]
     shapes = [(s, s, s) for s in squares] + ([(16, 4096, 4096), (128, 4096, 4096)] if not quick else [])
@@ -122,8 +136,8 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[
             def check(cfg, c=c, ref=ref):
                 torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
 
-            t_tilec, cfg_tilec = _best(lambda cfg: _matmul(tk, a, b, c, *cfg), CONFIGS, check)
-            t_triton, cfg_triton = _best(lambda cfg: _matmul(tr, a, b, c, *cfg), CONFIGS, check)
+            t_tilec, cfg_tilec = _best(lambda cfg: _matmul(tk, a, b, c, *cfg), configs, check)
+            t_triton, cfg_triton = _best(lambda cfg: _matmul(tr, a, b, c, *cfg), configs, check)
             times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
             record(
                 {
@@ -154,9 +168,9 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[
             errors[cfg] = (c.float() - ref).abs().max().item()
             assert errors[cfg] < 1e-2 * scale, (cfg, errors[cfg], scale)
 
-        t_tilec, cfg_tilec = _best(lambda cfg: _matmul_bt(tk, a, bt, c, *cfg), FP8_CONFIGS, check)
+        t_tilec, cfg_tilec = _best(lambda cfg: _matmul_bt(tk, a, bt, c, *cfg), fp8_configs, check)
         tilec_error = errors[cfg_tilec]
-        t_triton, cfg_triton = _best(lambda cfg: _matmul_bt(tr, a, bt, c, *cfg), FP8_CONFIGS, check)
+        t_triton, cfg_triton = _best(lambda cfg: _matmul_bt(tr, a, bt, c, *cfg), fp8_configs, check)
         times = {
             "tilec": t_tilec,
             "cublas": bench(lambda: torch._scaled_mm(a, bt.T, one, one, out_dtype=torch.float16)),
@@ -174,13 +188,13 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False) -> list[
             }
         )
 
-    _attention(tk, tr, [1024] if quick else [1024, 4096], record)
+    _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs)
     return rows
 
 
-def _attention(tk, tr, seqs, record) -> None:
+def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS) -> None:
     """The fused attention forward (bench/kernels.py), tilec and Triton each at its best of
-    ATTENTION_CONFIGS, against torch's scaled_dot_product_attention."""
+    `configs`, against torch's scaled_dot_product_attention."""
     for seq in seqs:
         heads, dim = 32, 64
         q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16) for _ in range(3))
@@ -208,8 +222,8 @@ def _attention(tk, tr, seqs, record) -> None:
             torch.testing.assert_close(out, ref, atol=2e-2, rtol=2e-2)
 
         flops = 4 * heads * seq * seq * dim
-        t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, cfg), ATTENTION_CONFIGS, check)
-        t_triton, cfg_triton = _best(lambda cfg: launch(tr, cfg), ATTENTION_CONFIGS, check)
+        t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, cfg), configs, check)
+        t_triton, cfg_triton = _best(lambda cfg: launch(tr, cfg), configs, check)
         times = {
             "tilec": t_tilec,
             "triton": t_triton,
@@ -234,8 +248,9 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json")
     parser.add_argument("--attention-only", action="store_true", help="only the fused attention rows")
+    parser.add_argument("--winners", action="store_true", help="search only WINNERS' configs")
     args = parser.parse_args()
-    rows = run(args.quick, attention_only=args.attention_only)
+    rows = run(args.quick, attention_only=args.attention_only, winners=args.winners)
     if args.json:
         import time
 
@@ -243,6 +258,7 @@ def main():
             "device": torch.cuda.get_device_name(),
             "date": time.strftime("%Y-%m-%d"),
             "quick": args.quick,
+            "winners": args.winners,
         }
         pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 

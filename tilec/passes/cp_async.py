@@ -31,8 +31,8 @@ still run their MMA of iteration i - 1 (each waited for i - 2 before the barrier
 passed; even within one warpgroup a warp's wait says nothing of the others' share of the MMA), MMA i
 reads buffer i next, and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of
 them apart. The copies go before the MMA rather than after its wait: issued there they have one
-iteration more to land (fp16 2048^3, 128x128x64 on 4 warps with 3 buffers: TFLOP/s in the note of
-that commit).
+iteration more to land (fp16 2048^3, 128x128x64 on 4 warps, H200: 383 -> 460 TFLOP/s with 3 buffers,
+427 -> 482 with 4).
 Copies for iterations past the end are masked off (zero fill) and waited for after the loop.
 
 Only dots that accumulate across the loop get a ring: for attention's two dots, which wait for
