@@ -1,6 +1,7 @@
 """Stores of tensor-core accumulators in 16-byte vectors (store_vectors.py): lanes exchange fragments
 with shuffles so that each stores a run of consecutive elements. The PTX checked and assembled in CI
-for wgmma (sm_90a) and mma.sync (sm_80) accumulators and every output type; on a GPU, results with
+for wgmma (sm_90a) and mma.sync (sm_80) accumulators and every output type, the code object for
+MFMA (gfx942, not executed: no AMD GPU); on a GPU, results with
 ragged M and N, an epilogue between the dot and the store, and the fallback where the axis analysis
 cannot prove the runs (N not a multiple of 16)."""
 
@@ -104,6 +105,26 @@ def test_unproven_runs_keep_the_accumulator_stores():
     ptx = _compile("fp16", "fp16", (128, 256, 64, 8), "sm_90a", n="i32").asm["ptx"]
     assert set(_store_bytes(ptx)) == {2}
     assert "shfl" not in ptx
+
+
+@pytest.mark.parametrize("out", ["fp16", "fp32"])
+def test_mfma_accumulator_stores_are_wide(out):
+    """gfx942's MFMA layout (1 element per lane per 16 columns): up to 8 lanes exchange (through
+    ds_swizzle) and each stores 16 bytes. Not executed (no AMD GPU): the code object is checked."""
+    pytest.importorskip("llvmlite")
+    from tilec.targets.tools import find_lld
+
+    if find_lld() is None:
+        pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
+    config = (64, 128, 32, 4) if out == "fp16" else (64, 64, 32, 4)
+    compiled = _compile("fp16", out, config, "gfx942")
+    asm = compiled.asm["amdgcn"]
+    stores = re.findall(r"global_store_\w+", asm)
+    per_thread = config[0] * config[1] * BYTES[out] // (config[3] * 64)
+    assert set(stores) == {"global_store_dwordx4"} and len(stores) == per_thread // 16, stores
+    assert "ds_swizzle_b32" in asm and "hsaco" in compiled.asm
+    narrow = _compile("fp16", out, config, "gfx942", n="i32").asm["amdgcn"]
+    assert "global_store_dwordx4" not in narrow and "ds_swizzle_b32" not in narrow
 
 
 @pytest.mark.gpu
