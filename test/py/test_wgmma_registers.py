@@ -117,6 +117,21 @@ def test_scores_start_from_an_unread_accumulator():
     assert first_inputs and set(first_inputs) <= undefined
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "i8"])
+def test_dots_without_accumulator_start_fresh(dtype):
+    """Both dots of the chain have a zero accumulator (float +0, integer 0): each starts with
+    scale-d = 0 and then accumulates (2 k-steps of 32 bytes each)."""
+    out = "fp32" if dtype == "fp16" else "i32"
+    gpu_ir = _compile(
+        chain, f"*{dtype},*{dtype},*{dtype},*{out},i32", {"BM": 64, "D": 64, "H": 64, "E": 64}, 4
+    )
+    mmas = [line.split('"')[-1] for line in gpu_ir.asm["gpu"].splitlines() if "wgmma.mma_async" in line]
+    # the scale-d operand follows A (a descriptor, or the 4 fragment registers of the second fp16 dot)
+    scales = [re.sub(r"_\d+$", "", re.search(r"%c[01]_i32(_\d+)?", ops).group(0)) for ops in mmas]
+    steps = len(mmas) // 2
+    assert scales == (["%c0_i32"] + ["%c1_i32"] * (steps - 1)) * 2, scales
+
+
 def test_a_loaded_in_the_loop_stays_in_shared_memory():
     """A matmul's A, loaded in the loop in a row-major layout, is staged (a conversion to the
     fragment layout every iteration would cost more)."""

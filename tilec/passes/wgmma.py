@@ -509,19 +509,14 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
 
 
 def _is_positive_zero(v: ir.Value) -> bool:
+    """v is the constant +0 (float) or 0 (integer); -0.0 is not (0 + -0 would differ from -0)."""
     owner = v.owner
-    if not isinstance(owner, ir.Operation) and not hasattr(owner, "operation"):
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
         return False
-    op = owner.operation if hasattr(owner, "operation") else owner
-    if op.name != "arith.constant":
-        return False
-    attr = op.attributes["value"]
-    if isinstance(attr, ir.FloatAttr) or ir.FloatAttr.isinstance(attr):
-        value = ir.FloatAttr(attr).value
-        return value == 0.0 and math.copysign(1.0, value) > 0
-    if ir.IntegerAttr.isinstance(attr):
-        return ir.IntegerAttr(attr).value == 0
-    return False
+    attr = owner.operation.attributes["value"]
+    if isinstance(attr, ir.FloatAttr):
+        return attr.value == 0.0 and math.copysign(1.0, attr.value) > 0
+    return isinstance(attr, ir.IntegerAttr) and attr.value == 0
 
 
 def _region_fits(lowering, nbytes: int) -> bool:
