@@ -164,6 +164,27 @@ def test_chain_on_gpu(dtype, config):
 
 @pytest.mark.gpu
 @needs_gpu
+@pytest.mark.parametrize("config", [(64, 4), (128, 8)])
+def test_int8_chain_on_gpu(config):
+    """int8 dots without accumulator (each starts with scale-d = 0 on an integer 0), the hidden
+    result wrapped to int8 as the cast does."""
+    import torch
+
+    bm, warps = config
+    g = torch.Generator().manual_seed(2)
+    M, D, H, E = 3 * bm - 7, 64, 128, 32
+    x, w1, w2 = (
+        torch.randint(-8, 8, shape, generator=g, dtype=torch.int8) for shape in ((M, D), (D, H), (H, E))
+    )
+    out = torch.full((M, E), -1, device="cuda", dtype=torch.int32)
+    chain[(tilec.cdiv(M, bm),)](x.cuda(), w1.cuda(), w2.cuda(), out, M, BM=bm, D=D, H=H, E=E, num_warps=warps)
+    hidden = (x.long() @ w1.long()).to(torch.int8)  # no integer matmul on CUDA: the reference on the CPU
+    expected = (hidden.long() @ w2.long()).to(torch.int32)
+    assert torch.equal(out.cpu(), expected)
+
+
+@pytest.mark.gpu
+@needs_gpu
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 4), (128, 128, 8)])
 def test_fixed_left_on_gpu(config, stages):
