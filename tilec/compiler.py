@@ -266,9 +266,13 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
     """Compiles `fn` for explicit argument types (Triton's strings: "*fp32", "i32", "fp16", ...).
 
     `signature` is a dict name -> type string (or a comma-separated string in parameter order);
-    parameters in `constexprs` are baked in. Returns a CompiledKernel whose `asm` holds every stage.
+    parameters in `constexprs` are baked in, constexpr parameters left out take their defaults.
+    Returns a CompiledKernel whose `asm` holds every stage.
     """
     constexprs = dict(constexprs or {})
+    for name, parameter in fn.signature.parameters.items():
+        if name in fn.constexpr_names and name not in constexprs and parameter.default is not parameter.empty:
+            constexprs[name] = parameter.default
     names = [n for n in fn.arg_names if n not in constexprs]
     if isinstance(signature, str):
         types = [s for s in signature.split(",") if s.strip()]

@@ -202,10 +202,12 @@ def test_ring_in_an_outer_loop_on_gpu(scale_a):
 
 @tilec.jit
 def attention(
-    q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
-):
+    q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+    FILL: tl.constexpr = 0.0,
+):  # fmt: skip
     """Flash attention forward for one head per program row: two dots per iteration, neither
-    accumulating across the loop by itself (the second rescales its accumulator first)."""
+    accumulating across the loop by itself (the second rescales its accumulator first). K and V rows
+    past the end read as FILL (any finite value gives the same result; cp.async fills zeros only)."""
     base = tl.program_id(1) * seq_len * D
     offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
     offs_d = tl.arange(0, D)
@@ -218,35 +220,46 @@ def attention(
     for start in range(0, seq_len, BN):
         offs_n = start + tl.arange(0, BN)
         rows = offs_n[:, None] < seq_len
-        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=FILL)
         s = tl.where(offs_n[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf"))
         m_new = tl.maximum(m_i, tl.max(s, axis=1))
         alpha = tl.exp(m_i - m_new)
         p = tl.exp(s - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, axis=1)
-        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=FILL)
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
         m_i = m_new
     tl.store(out_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16),
              mask=offs_m[:, None] < seq_len)  # fmt: skip
 
 
-def test_attention_keeps_registers():
-    """Neither of attention's dots accumulates across the loop by itself: no rings (measured slower
-    on an H200 than K and V through registers), the tiles one iteration ahead in registers."""
-    ptx = tilec.compile(
+def test_attention_streams_k_and_v():
+    """Attention's two dots wait for their MMAs in the same iteration: each gets a ring of
+    num_stages - 1 + 1 buffers holding B alone (K, V: 8 KiB per stage at 64x64; A goes from
+    registers), K's copies in flight while V's dot runs and the other way round. Each wait lets the
+    other three groups of two iterations (2 rings x depth 2 - 1) stay in flight; no tile of K or V
+    goes through registers."""
+    compiled = tilec.compile(
         attention, signature="*fp16,*fp16,*fp16,*fp16,i32:16,fp32", constexprs={"D": 64, "BM": 64, "BN": 64},
         target="sm_90a", num_warps=4, num_stages=3,
-    ).asm["ptx"]  # fmt: skip
-    assert not COPY.findall(ptx) and "ld.global.v4" in ptx
+    )  # fmt: skip
+    ptx = compiled.asm["ptx"]
+    loop = ptx[ptx.index("cp.async.wait_group") :]
+    assert _waits(ptx) == [0, 3] and loop.count("cp.async.wait_group 3;") == 2
+    assert len(COPY.findall(ptx)) == 2 * 3 * 4  # K and V, 2 prologue iterations + 1 in the loop
+    assert "ld.global.v4" in ptx[: ptx.index("cp.async")]  # q, before the loop
+    assert "ld.global" not in loop[: loop.index("cp.async.wait_group 0;")]
     assert ptx.count("wgmma.wait_group.sync.aligned 0;") >= 2  # neither dot keeps its MMA in flight
+    # two rings of 3 x 8 KiB, and the scratch space q's conversion and the reductions use
+    assert 48 * 1024 <= compiled.metadata["shared"] <= 64 * 1024
 
 
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
 @pytest.mark.parametrize("config", [(64, 64, 4), (128, 64, 4), (128, 64, 8), (128, 128, 8)])
-def test_attention_on_gpu(config, stages):
+@pytest.mark.parametrize("fill", [0.0, 1.0], ids=["streamed", "registers"])
+def test_attention_on_gpu(config, stages, fill):
     import torch
 
     bm, bn, warps = config
@@ -257,7 +270,7 @@ def test_attention_on_gpu(config, stages):
     scale = d**-0.5
     grid = (tilec.cdiv(seq, bm), heads)
     attention[grid](*(torch.from_numpy(x).cuda() for x in (q, k, v)), out, seq, scale, D=d, BM=bm, BN=bn,
-                    num_warps=warps, num_stages=stages)  # fmt: skip
+                    FILL=fill, num_warps=warps, num_stages=stages)  # fmt: skip
     s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * scale
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     expected = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
@@ -281,26 +294,26 @@ def two_products(
     tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
 
 
-def test_only_a_loops_first_dot_streams():
-    """Two accumulating dots in one loop: the first one's operands stream (one ring, whose waits
-    count its own commit groups), the second's go through registers one iteration ahead. At
-    num_stages 3 the ring (4 x 32 KiB) and the second dot's staging exceed 227 KiB together, so the
-    ring is compiled one iteration ahead instead of two; at num_stages 2 nothing needs to shrink."""
-    signature, constexprs = "*fp16,*fp16,*fp16,*fp16,*fp32,i32:16", {"BM": 128, "BN": 128, "BK": 64}
+def test_every_dot_of_a_loop_streams():
+    """Two accumulating dots in one loop: both get a ring, at one depth, and each dot's wait counts
+    the commit groups of both rings issued after its own (depth * 4 streams - its 2). At 128x128x64
+    two rings of 4 x 32 KiB exceed 227 KiB, so both go one iteration ahead (3 buffers each) at
+    num_stages 3 as at 2; at 64x64x64 both keep num_stages - 1 = 2."""
+    signature = "*fp16,*fp16,*fp16,*fp16,*fp32,i32:16"
     for stages in (3, 2):
         kernel = tilec.compile(
             two_products,
             signature=signature,
-            constexprs=constexprs,
+            constexprs={"BM": 128, "BN": 128, "BK": 64},
             target="sm_90a",
             num_warps=8,
             num_stages=stages,
         )
         ptx = kernel.asm["ptx"]
-        assert len(COPY.findall(ptx)) == 2 * 8 and _waits(ptx) == [0]
-        assert "ld.global.v4" in ptx and "fence.proxy.async" in ptx
-        assert kernel.metadata["shared"] <= 227 * 1024
-    # with smaller tiles the ring keeps its full depth
+        # 2 dots x (1 prologue + 1 in the loop) x 2 operands x 16 KiB / 256 threads / 16 bytes
+        assert len(COPY.findall(ptx)) == 2 * 2 * 2 * 4 and _waits(ptx) == [0, 1 * 4 - 2]
+        assert "ld.global.v4" not in ptx and "fence.proxy.async" not in ptx
+        assert kernel.metadata["shared"] == 2 * 3 * 32 * 1024
     kernel = tilec.compile(
         two_products,
         signature=signature,
@@ -308,7 +321,7 @@ def test_only_a_loops_first_dot_streams():
         target="sm_90a",
         num_warps=4,
     )
-    assert _waits(kernel.asm["ptx"]) == [0, 2]
+    assert _waits(kernel.asm["ptx"]) == [0, 2 * 4 - 2]
 
 
 @pytest.mark.gpu

@@ -42,6 +42,21 @@ def test_compile_signature_string_and_missing_type():
         tilec.compile(copy, signature={"src": "*fp32", "dst": "*fp32"}, constexprs={"BLOCK": 16})
 
 
+@tilec.jit
+def scaled_copy(src, dst, BLOCK: tl.constexpr, SCALE: tl.constexpr = 3):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs) * SCALE)
+
+
+def test_compile_takes_constexpr_defaults():
+    """A constexpr parameter with a default needs neither a type nor a value in tilec.compile."""
+    default = tilec.compile(scaled_copy, signature="*fp32,*fp32", constexprs={"BLOCK": 16})
+    assert default.arg_names == ["src", "dst"]
+    given = tilec.compile(scaled_copy, signature="*fp32,*fp32", constexprs={"BLOCK": 16, "SCALE": 5})
+    assert "3.0" in default.asm["tile"] or "3 :" in default.asm["tile"]
+    assert default.asm["tile"] != given.asm["tile"]
+
+
 def test_specialization_divisibility_and_one():
     x = np.zeros(64, np.float32)
     specs, _ = copy.specialize({"src": x, "dst": x[1:], "n": 32, "BLOCK": 16})

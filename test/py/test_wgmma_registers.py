@@ -85,16 +85,21 @@ def test_loop_invariant_a_is_converted_once():
     assert len(REGISTER_A.findall(ptx)) == 4 and not DESCRIPTOR_A.findall(ptx)
 
 
-def test_attention_keeps_q_and_p_in_registers():
+@pytest.mark.parametrize("fill", [0.0, 1.0])
+def test_attention_keeps_q_and_p_in_registers(fill):
     """Both of attention's dots read A from registers (q converted once before the loop, p as
-    computed); each stages its B (K, V) in a buffer of its own, so the loop body has two barriers,
-    one before each MMA, and none before rewriting a buffer."""
-    compiled = _compile(attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 64, "BN": 64}, 4)
+    computed), whether K and V stream into cp.async rings (zero fill) or are stored from registers
+    into buffers of their own (filled with 1.0, which cp.async cannot): the buffers hold B alone, and
+    the loop body has two barriers, one before each MMA, none before rewriting a buffer."""
+    signature = "*fp16,*fp16,*fp16,*fp16,i32:16,fp32"
+    compiled = _compile(attention, signature, {"D": 64, "BM": 64, "BN": 64, "FILL": fill}, 4)
     ptx = compiled.asm["ptx"]
     assert len(REGISTER_A.findall(ptx)) == 8 and not DESCRIPTOR_A.findall(ptx)
+    assert ("cp.async" in ptx) == (fill == 0.0)
     gpu_ir = compiled.asm["gpu"]
     assert gpu_ir[gpu_ir.index("scf.for") :].count("gpu.barrier") == 2  # the loop and after it
-    assert compiled.metadata["shared"] <= 27 * 1024  # K and V (9 KiB each with padding), q's conversion
+    # K and V: 3 ring buffers of 8 KiB each, or one buffer of 9 KiB each with padding; q's conversion
+    assert compiled.metadata["shared"] <= (56 if fill == 0.0 else 27) * 1024
 
 
 def test_scores_start_from_an_unread_accumulator():
@@ -232,14 +237,18 @@ def test_own_buffers_stay_within_shared_memory():
 
 @pytest.mark.skipif(not shutil.which("ptxas"), reason="needs ptxas")
 def test_occupancy_asked_of_ptxas_when_registers_alone_limit_it():
-    """Attention at 128x64 with 8 warps: 148 registers keep a second program off the SM, which its
-    threads and shared memory would allow: assembled again with `.minnctapersm 2` (128 registers, no
-    spills). At 128x128 that would spill, and the first assembly stays."""
+    """Attention at 128x64 with 8 warps, K and V through registers (filled with 1.0 past the end,
+    which cp.async cannot): 148 registers keep a second program off the SM, which its threads and
+    shared memory would allow: assembled again with `.minnctapersm 2` (128 registers, no spills). At
+    128x128 that would spill, and the first assembly stays. Streamed through cp.async rings (zero
+    fill), 128x64 needs 128 registers from the start."""
     signature = "*fp16,*fp16,*fp16,*fp16,i32:16,fp32"
-    tuned = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 64}, 8)
-    assert ".minnctapersm 2" in tuned.asm["ptx"]
-    kept = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 128}, 8)
+    tuned = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 64, "FILL": 1.0}, 8)
+    assert ".minnctapersm 2" in tuned.asm["ptx"] and "cp.async" not in tuned.asm["ptx"]
+    kept = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 128, "FILL": 1.0}, 8)
     assert ".minnctapersm" not in kept.asm["ptx"]
+    streamed = _compile(attention, signature, {"D": 64, "BM": 128, "BN": 64}, 8)
+    assert ".minnctapersm" not in streamed.asm["ptx"] and "cp.async" in streamed.asm["ptx"]
 
 
 @pytest.mark.skipif(not shutil.which("ptxas"), reason="needs ptxas")
@@ -257,5 +266,7 @@ def test_occupancy_attempt_refused_by_ptxas_keeps_the_first_assembly(monkeypatch
 
     monkeypatch.setattr(compiler, "_ptxas", refusing)
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    kept = _compile(attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 128, "BN": 64}, 8)
+    kept = _compile(
+        attention, "*fp16,*fp16,*fp16,*fp16,i32:16,fp32", {"D": 64, "BM": 128, "BN": 64, "FILL": 1.0}, 8
+    )
     assert ".minnctapersm" not in kept.asm["ptx"] and "cubin" in kept.asm

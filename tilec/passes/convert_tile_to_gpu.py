@@ -899,7 +899,7 @@ def _vector_type(elem, n):
 
 def _load(self: _KernelLowering, op):
     if op in self.streamed:  # a warpgroup-MMA operand copied into shared memory (cp_async.py):
-        # by the loop (Ring.issue_prologue) or after this iteration's MMA (Ring.issue_ahead)
+        # before the loop (issue_prologues) or after the dot's barrier in the body (Ring.issue_ahead)
         self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
         return
     seg = segments(op)
@@ -1231,8 +1231,8 @@ def _types(self, olds, layouts):
 def _for(self: _KernelLowering, op):
     self.smem_dirty = True
     rings = [ring for ring in self.rings.values() if ring.loop == op.operation]
-    for ring in rings:
-        ring.issue_prologue(self)
+    if rings:
+        cp_async.issue_prologues(self, rings)
     lb, ub, step = (self.scalar(v) for v in list(op.operands)[:3])
     inits = list(op.operands)[3:]
     layouts = _carried_layouts(self, inits)
@@ -1251,6 +1251,10 @@ def _for(self: _KernelLowering, op):
     _bind(self, list(op.results), layouts, list(loop.results))
     if rings:
         cp_async.wait_all()  # copies issued for iterations past the end
+        if wgmma.enclosing_loop(op) is not None and any(wgmma.pipelined_loop(r.dot) is None for r in rings):
+            # Each warp has waited for its own last MMAs: before the loop runs again and its prologue
+            # rewrites the buffers, every warp's (drain's barrier does it for the pipelined ones).
+            gpu.BarrierOp()
     pending = self.waits_after_loop.pop(op.operation, None)
     if pending:  # warpgroup MMAs the loop left in flight
         wgmma.drain(self, [op.results[i] for i in sorted(pending)])

@@ -26,22 +26,25 @@ fill whole shared-memory rows. Into the padded layout that registers are stored 
 ran at 0.4x the register path's speed on an H200 (193 vs 480 TFLOP/s, fp16 4096^3); swizzled,
 1.3x (622).
 
-Why depth + 2 buffers: when a thread issues the copies of iteration i + depth, other warps may
-still run their MMA of iteration i - 1 (each waited for i - 2 before the barrier this thread has
-passed; even within one warpgroup a warp's wait says nothing of the others' share of the MMA), MMA i
-reads buffer i next, and the copies of i + 1 .. i + depth - 1 are pending; the ring keeps all of
-them apart. The copies go before the MMA rather than after its wait: issued there they have one
+Why depth + 2 buffers for a dot that accumulates across the loop: when a thread issues the copies of
+iteration i + depth, other warps may still run their MMA of iteration i - 1 (each waited for i - 2
+before the barrier this thread has passed; even within one warpgroup a warp's wait says nothing of
+the others' share of the MMA), MMA i reads buffer i next, and the copies of i + 1 .. i + depth - 1
+are pending; the ring keeps all of them apart. A dot that waits for its MMA in the same iteration
+(attention's two: `wgmma.wait_group 0`) needs depth + 1: past the barrier every warp is done with
+MMA i - 1. The copies go before the MMA rather than after its wait: issued there they have one
 iteration more to land (fp16 2048^3, 128x128x64 on 4 warps, H200: 383 -> 460 TFLOP/s with 3 buffers,
 427 -> 482 with 4).
-Copies for iterations past the end are masked off (zero fill) and waited for after the loop.
+Copies for iterations past the end are masked off (zero fill) and waited for after the loop; a loop
+inside another one then passes a barrier before its next prologue rewrites the buffers.
 
-Only dots that accumulate across the loop get a ring: for attention's two dots, which wait for
-their MMAs in the same iteration, rings measured slower on an H200 (142 vs 160 TFLOP/s at 32x1024x64;
-presumably their shared memory leaves fewer programs per SM). Of several such dots in one loop only
-the first gets a ring: the waits count one ring's commit groups.
+Every qualifying dot of a loop gets a ring, all at one depth (attention's K and V each stream while
+the other dot computes). Each stream commits one group per iteration and the rings issue in body
+order, so the waits count the groups of all the loop's rings (plan).
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
-along when it qualifies, else it is stored from registers into the same buffers. The choice here
+along when it qualifies, else it is stored from registers into the same buffers or, when it goes to
+the instruction as register fragments (wgmma.a_kept_in_registers), the buffers hold B alone. The choice here
 must match tile-pipeline-loads' `_warpgroup_dot_loads`, which chose the depth.
 """
 
@@ -96,7 +99,7 @@ class Ring:
 
     @property
     def stages(self) -> int:
-        return self.depth + 2
+        return wgmma.ring_stages(self.dot, self.depth)
 
     @property
     def operands(self) -> set:
@@ -115,21 +118,23 @@ class Ring:
         and of this iteration for the loop's later dots, may still be in flight)."""
         _asm(f"cp.async.wait_group {self.newer_groups};")
 
-    def issue_prologue(self, lowering) -> None:
-        """Right before the loop: the copies of its first `depth` iterations, iteration by iteration
-        (the commit groups' order the waits count on; tile-hoist-loads may have reordered the
-        loads themselves)."""
-        for slot in range(self.depth):
-            for index in sorted(self.streams):
-                stream = self.streams[index]
-                copy(lowering, self, stream, stream.prologue[slot], _c(slot))
-
     def issue_ahead(self, lowering, iteration: ir.Value) -> None:
         """Copies of the tiles `depth` iterations ahead, into their buffer."""
         target = arith.addi(iteration, _c(self.depth))
         for index in sorted(self.streams):
             stream = self.streams[index]
             copy(lowering, self, stream, stream.ahead, target)
+
+
+def issue_prologues(lowering, rings: list) -> None:
+    """Right before the loop: the copies of its first `depth` iterations, iteration by iteration and
+    within one in the rings' order (the commit groups' order the waits count on; tile-hoist-loads
+    may have reordered the loads themselves)."""
+    for slot in range(rings[0].depth):
+        for ring in rings:
+            for index in sorted(ring.streams):
+                stream = ring.streams[index]
+                copy(lowering, ring, stream, stream.prologue[slot], _c(slot))
 
 
 def plan(lowering) -> None:
@@ -141,25 +146,34 @@ def plan(lowering) -> None:
         if ring is not None:
             by_loop.setdefault(ring.loop, []).append(ring)
     for rings in by_loop.values():
-        # One ring per loop, the first dot's (as tile-pipeline-loads chooses): the waits below count
-        # on the commit groups of one ring only.
-        ring = rings[0]
-        if (ring.depth + 2) * ring.staging.bytes > mma.SMEM_LIMIT:
-            continue
-        # When the dot waits for iteration i, the groups after its own are those of iterations
-        # i + 1 .. i + depth - 1, one per stream each.
-        ring.newer_groups = (ring.depth - 1) * len(ring.streams)
-        lowering.rings[ring.dot] = ring
-        for stream in ring.streams.values():
-            lowering.streamed.update([*stream.prologue, stream.ahead])
+        # The dots of one loop in body order, all at the depth tile-pipeline-loads chose for rings
+        # (the others' loads are prefetched in registers, one iteration ahead), as many as fit in
+        # shared memory together.
+        depth, kept, total = max(ring.depth for ring in rings), [], 0
+        for ring in rings:
+            size = ring.stages * ring.staging.bytes
+            if ring.depth == depth and total + size <= mma.SMEM_LIMIT:
+                kept.append(ring)
+                total += size
+        # Each stream commits one group per iteration, the rings in body order. When ring r waits
+        # for iteration i, the groups after its own are those of iterations i + 1 .. i + depth - 1
+        # of every ring, those of iteration i + depth of the rings before r (issued after their own
+        # waits in this iteration) and those of iteration i of the rings after r: with N streams in
+        # all, depth * N - (r's streams).
+        streams = sum(len(ring.streams) for ring in kept)
+        for ring in kept:
+            ring.newer_groups = ring.depth * streams - len(ring.streams)
+            lowering.rings[ring.dot] = ring
+            for stream in ring.streams.values():
+                lowering.streamed.update([*stream.prologue, stream.ahead])
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     warps = lowering.num_warps
     kind = wgmma.wgmma_kind(dot, warps)
-    if kind is None or wgmma.promoted_group(dot, kind) or wgmma.pipelined_loop(dot) is None:
-        return None
     loop = dot.parent
+    if kind is None or wgmma.promoted_group(dot, kind) or loop is None or loop.name != "scf.for":
+        return None
     elem_bytes = 1 if kind.split(".")[0] in wgmma.BYTE_KINDS else 2
     streams, carried, modes, depths = {}, set(), {}, set()
     for index in (0, 1):
@@ -172,7 +186,8 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     if 1 not in streams or len(depths) != 1:
         return None
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
-    staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True)
+    a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)
+    staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True, a_in_registers=a_in_registers)
     return Ring(dot, loop, depths.pop(), staging, streams, carried)
 
 

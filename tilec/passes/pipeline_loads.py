@@ -14,10 +14,10 @@ their (pure) yielded expressions. Loops that write memory are left alone (a pref
 pass a write), and so are loops with nested control flow. Prefetches past the last iteration are
 masked off.
 
-With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots accumulating across the loop
-are prefetched D iterations ahead instead (fewer when D + 2 stage buffers of the dot would not fit
-in shared memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into
-shared-memory rings (cp_async.py), so their depth costs shared memory, not registers.
+With `wgmma-depth=D` (sm_90a), the loads that feed warpgroup-MMA dots in the loop body are
+prefetched D iterations ahead instead (fewer when the dots' stage buffers would not fit in shared
+memory): convert-tile-to-gpu turns exactly these loads into asynchronous copies into shared-memory
+rings (cp_async.py), so their depth costs shared memory, not registers.
 """
 
 from __future__ import annotations
@@ -62,25 +62,35 @@ class PipelineLoadsPass(TilePass):
 
 def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) -> dict:
     """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
-    cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the loop's
-    warpgroup-MMA dots that accumulate across it, each loaded in the loop body and used by the dot
-    alone (B possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
-    column-major, an 8-bit B K-contiguous; a dot's B must qualify, and only the loop's first such dot
-    gets a ring. As many iterations ahead as depth + 2 stage buffers fit in shared memory, at most
-    `wanted`."""
+    cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the
+    warpgroup-MMA dots in the loop body, each loaded in the loop body and used by the dot alone (B
+    possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
+    column-major, an 8-bit B K-contiguous; a dot's B must qualify. All at one depth: as many
+    iterations ahead as the rings (wgmma.ring_stages buffers each) fit in shared memory together, at
+    most `wanted`; dots whose ring would not fit even one iteration ahead keep their loads in
+    registers."""
     body = loop.regions[0].blocks[0]
+    dots = []  # (dot, its streamable loads, one stage buffer's bytes)
     for op in body.operations:
         dot = op.operation
         if dot.name != "tile.dot":
             continue
         kind = wgmma.wgmma_kind(dot, num_warps)
-        if kind is None or wgmma.promoted_group(dot, kind) or wgmma.pipelined_loop(dot) is None:
+        if kind is None or wgmma.promoted_group(dot, kind):
             continue
         found = {index: load for index in (0, 1) if (load := _streamable(dot, index, kind, loop, axis))}
-        if 1 in found:  # the loop's first such dot: the only one that gets a ring
-            depth = max(1, min(wanted, mma.SMEM_LIMIT // wgmma.stage_bytes(dot, kind) - 2))
-            return dict.fromkeys(found.values(), depth)
-    return {}
+        if 1 in found:
+            dots.append((dot, list(found.values()), wgmma.stage_bytes(dot, kind)))
+
+    def total(chosen, depth):
+        return sum(wgmma.ring_stages(dot, depth) * size for dot, _, size in chosen)
+
+    chosen = []
+    for entry in dots:
+        if total([*chosen, entry], 1) <= mma.SMEM_LIMIT:
+            chosen.append(entry)
+    depth = max([1, *(d for d in range(1, wanted + 1) if total(chosen, d) <= mma.SMEM_LIMIT)])
+    return {load: depth for _, loads, _ in chosen for load in loads}
 
 
 def _streamable(dot, index: int, kind: str, loop, axis):

@@ -73,10 +73,44 @@ def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
 
 
 def stage_bytes(op, kind: str) -> int:
-    """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller)."""
+    """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller),
+    without A when it will go from registers."""
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-    elem_bytes = 1 if kind.split(".")[0] in BYTE_KINDS else 2
-    return _smem_bytes(m, n, k * elem_bytes // 2)
+    k16 = k * (1 if kind.split(".")[0] in BYTE_KINDS else 2) // 2
+    total = _smem_bytes(m, n, k16)
+    return total - _a_bytes(m, k16) if a_kept_in_registers(op, kind) else total
+
+
+def ring_stages(dot, depth: int) -> int:
+    """Buffers of a cp.async ring feeding `dot` with copies `depth` iterations ahead (cp_async.py): a
+    dot that accumulates across the loop leaves its MMA in flight into the next iteration and needs
+    depth + 2; one that waits for its MMA in the same iteration (attention's), depth + 1."""
+    return depth + (2 if pipelined_loop(dot) is not None else 1)
+
+
+def a_kept_in_registers(op, kind: str) -> bool:
+    """Decided before lowering (for a ring's buffer size): A will go to the instruction from registers
+    (a_from_registers), being 16-bit and defined outside the dot's loop or computed elementwise from
+    a warpgroup-MMA result (attention's p). lower_dot then converts A into the fragment layout
+    whatever layout it comes in, so the buffer's missing A space is never written."""
+    if kind not in ("f16.f16", "bf16.bf16"):
+        return False
+    a = op.operands[0]
+    loop = enclosing_loop(op)
+    if loop is not None and not _inside(a, loop):
+        return True
+    shape, pending, seen = tile.shape_of(a.type), [a], set()
+    while pending:
+        v = pending.pop()
+        if v in seen or isinstance(v.owner, ir.Block):
+            continue
+        seen.add(v)
+        owner = v.owner.operation
+        if owner.name == "tile.dot":
+            return True
+        if owner.name.startswith(("arith.", "math.")):
+            pending.extend(x for x in owner.operands if tile.shape_of(x.type) == shape)
+    return False
 
 
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
@@ -220,6 +254,7 @@ class Staging:
             self.a_width, self.b_width = self.swizzle_widths(m, n, k, self.elem_bytes, b_mode)
             self.b_start = _align(m * k * self.elem_bytes)
             self.bytes = self.b_start + _align(k * n * self.elem_bytes)
+        self.a_in_registers = a_in_registers
         if a_in_registers:  # B alone
             self.bytes -= self.b_start
             self.b_start = 0
@@ -364,7 +399,12 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     mode = ring.staging.b_mode if ring is not None else b_mode(lowering, op)
     b_source = transposed_b_source(op) if mode == "trans" else None
     b_column = _column_major_layout(lowering, op.operands[1]) if mode == "k-major" else None
-    a_fragments = 0 not in in_smem and a_from_registers(lowering, op, kind)
+    if ring is None:
+        a_fragments = a_from_registers(lowering, op, kind)
+    elif ring.staging.a_in_registers:  # the ring's buffers hold B alone: A goes from registers
+        a_fragments = accumulator_layout(*tile.shape_of(op.operands[0].type), warps)
+    else:
+        a_fragments = None
     m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
         lowering, op, accumulator_layout, b_source, b_column, skip=in_smem,
         a_layout=a_fragments or None,
@@ -408,7 +448,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
         base = buffer_at(region, STAGES, iteration)
         lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
-    elif _enclosing_loop(op) is not None and _region_fits(lowering, stage_bytes):
+    elif enclosing_loop(op) is not None and _region_fits(lowering, stage_bytes):
         # A buffer of its own, rewritten every iteration: its write waits at a barrier for the last
         # iteration's MMA (all warpgroups') to be done with it, a barrier elide_war_barriers drops
         # where another one in the loop body already separates the two.
@@ -570,11 +610,11 @@ def a_from_registers(lowering, op, kind: str):
     wanted = accumulator_layout(m, k, lowering.num_warps)
     if lowering.accumulator_layout_of(a) == wanted:
         return wanted
-    loop = _enclosing_loop(op)
+    loop = enclosing_loop(op)
     return wanted if loop is not None and not _inside(a, loop) else None
 
 
-def _enclosing_loop(op):
+def enclosing_loop(op):
     parent = op.parent
     while parent is not None and parent.name not in ("scf.for", "scf.while"):
         parent = parent.parent

@@ -91,3 +91,108 @@ func.func @matmul(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name
   "tile.store"(%25, %19#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// Attention's two dots (softmax left out): neither keeps its MMA in flight, and each streams its B
+// (K, then V) through a ring of its own with depth + 1 buffers (the MMA reading a buffer is done
+// for every warp at the next iteration's barrier). The prologue's copies go iteration by iteration,
+// K before V (four commit groups); each dot's wait leaves the other three of the two iterations in
+// flight. A goes from registers (q before the loop, s as computed): the buffers hold B alone.
+// CHECK-LABEL: gpu.func @attention_core
+// CHECK-COUNT-4: "cp.async.commit_group;"
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %c3_i32
+// CHECK: "cp.async.wait_group 3;"
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK-NEXT: "cp.async.commit_group;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}}, {$32, $33, $34, $35}
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: arith.remui %{{.*}}, %c3_i32
+// CHECK: "cp.async.wait_group 3;"
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK-NEXT: "cp.async.commit_group;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}}, {$32, $33, $34, $35}
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: cp.async
+// CHECK: scf.yield
+// CHECK: "cp.async.wait_group 0;"
+// One iteration ahead: two buffers per ring, one group (the other ring's) in flight at each wait.
+// ONE-LABEL: gpu.func @attention_core
+// ONE-COUNT-2: "cp.async.commit_group;"
+// ONE: scf.for
+// ONE: arith.remui %{{.*}}, %c2_i32
+// ONE: "cp.async.wait_group 1;"
+// ONE: "cp.async.wait_group 1;"
+// SM80-LABEL: gpu.func @attention_core
+// SM80-NOT: cp.async
+// SM80: mma.sync
+func.func @attention_core(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "q_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "k_ptr"}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "v_ptr"}, %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "o_ptr"}, %arg4: i32 {tile.divisibility = 16 : i32, tile.name = "n"}) attributes {tile.kernel} {
+  %0 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %1 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %2 = "tile.expand_dims"(%0) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  %c64_i32 = arith.constant 64 : i32
+  %3 = "tile.splat"(%c64_i32) : (i32) -> tensor<64x1xi32>
+  %4 = arith.muli %2, %3 : tensor<64x1xi32>
+  %5 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+  %6 = "tile.addptr"(%5, %4) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+  %7 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %8 = "tile.broadcast"(%6) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
+  %9 = "tile.broadcast"(%7) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+  %10 = "tile.addptr"(%8, %9) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
+  %11 = "tile.load"(%10) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+  %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %c0_i32 = arith.constant 0 : i32
+  %c64_i32_0 = arith.constant 64 : i32
+  %12 = scf.for %arg5 = %c0_i32 to %arg4 step %c64_i32_0 iter_args(%arg6 = %cst) -> (tensor<64x64xf32>)  : i32 {
+    %22 = "tile.splat"(%arg5) : (i32) -> tensor<64xi32>
+    %23 = arith.addi %22, %0 : tensor<64xi32>
+    %24 = "tile.expand_dims"(%23) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c64_i32_2 = arith.constant 64 : i32
+    %25 = "tile.splat"(%c64_i32_2) : (i32) -> tensor<64x1xi32>
+    %26 = arith.muli %24, %25 : tensor<64x1xi32>
+    %27 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %28 = "tile.addptr"(%27, %26) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %29 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+    %30 = "tile.broadcast"(%28) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
+    %31 = "tile.broadcast"(%29) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+    %32 = "tile.addptr"(%30, %31) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
+    %33 = "tile.load"(%32) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+    %34 = "tile.trans"(%33) {order = array<i32: 1, 0>} : (tensor<64x64xf16>) -> tensor<64x64xf16>
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %35 = "tile.dot"(%11, %34, %cst_3) {input_precision = "ieee"} : (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %36 = "tile.expand_dims"(%23) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c64_i32_4 = arith.constant 64 : i32
+    %37 = "tile.splat"(%c64_i32_4) : (i32) -> tensor<64x1xi32>
+    %38 = arith.muli %36, %37 : tensor<64x1xi32>
+    %39 = "tile.splat"(%arg2) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %40 = "tile.addptr"(%39, %38) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %41 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+    %42 = "tile.broadcast"(%40) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
+    %43 = "tile.broadcast"(%41) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+    %44 = "tile.addptr"(%42, %43) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
+    %45 = "tile.load"(%44) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+    %cst_5 = arith.constant 5.000000e-01 : f32
+    %46 = "tile.splat"(%cst_5) : (f32) -> tensor<64x64xf32>
+    %47 = arith.mulf %arg6, %46 : tensor<64x64xf32>
+    %48 = arith.truncf %35 : tensor<64x64xf32> to tensor<64x64xf16>
+    %cst_6 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %49 = "tile.dot"(%48, %45, %cst_6) {input_precision = "ieee"} : (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %50 = arith.addf %47, %49 : tensor<64x64xf32>
+    scf.yield %50 : tensor<64x64xf32>
+  }
+  %13 = "tile.expand_dims"(%0) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  %c64_i32_1 = arith.constant 64 : i32
+  %14 = "tile.splat"(%c64_i32_1) : (i32) -> tensor<64x1xi32>
+  %15 = arith.muli %13, %14 : tensor<64x1xi32>
+  %16 = "tile.splat"(%arg3) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+  %17 = "tile.addptr"(%16, %15) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+  %18 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %19 = "tile.broadcast"(%17) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x64x!tile.ptr<f32>>
+  %20 = "tile.broadcast"(%18) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+  %21 = "tile.addptr"(%19, %20) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%21, %12) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
+  return
+}
