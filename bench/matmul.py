@@ -250,17 +250,22 @@ def main():
     parser.add_argument("--attention-only", action="store_true", help="only the fused attention rows")
     parser.add_argument("--winners", action="store_true", help="search only WINNERS' configs")
     args = parser.parse_args()
-    rows = run(args.quick, attention_only=args.attention_only, winners=args.winners)
-    if args.json:
-        import time
+    import time
 
-        meta = {
-            "device": torch.cuda.get_device_name(),
-            "date": time.strftime("%Y-%m-%d"),
-            "quick": args.quick,
-            "winners": args.winners,
-        }
-        pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    meta = {
+        "device": torch.cuda.get_device_name(),
+        "date": time.strftime("%Y-%m-%d"),
+        "quick": args.quick,
+        "winners": args.winners,
+    }
+    done = []
+
+    def save(row):  # after every row, so that an interrupted run keeps what it measured
+        done.append(row)
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": done}, indent=1))
+
+    run(args.quick, on_row=save, attention_only=args.attention_only, winners=args.winners)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@ EXAMPLES = sorted(p.name for p in (REPO / "examples").glob("*.py") if not p.name
 
 
 def run(argv, cwd=REPO, timeout=900):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # the repository first, keeping the rest (a machine may provide the MLIR bindings through it)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     env.pop("TILEC_TARGET", None)
     env.pop("TILEC_INTERPRET", None)
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
