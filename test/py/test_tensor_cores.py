@@ -90,17 +90,26 @@ def test_dot_instruction_per_architecture(monkeypatch):
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_fp32_dot_uses_tf32_tensor_cores(arch, monkeypatch):
-    """fp32 tl.dot: tf32 (Triton's default) is one m16n8k8 MMA per block, tf32x3 three, ieee none."""
+    """fp32 tl.dot: tf32 (Triton's default) is one m16n8k8 MMA per block on sm_80 and warpgroup MMA
+    (k8: 32 bytes of K per instruction) on sm_90a; tf32x3 three m16n8k8 MMAs per block on both
+    (warpgroup MMA reads operands from shared memory as they are: no hi/lo split); ieee none."""
     monkeypatch.setenv("TILEC_NO_PTXAS", "1")
-    counts = {}
+    counts, wgmma_counts = {}, {}
     for precision in ("tf32", "tf32x3", "ieee"):
         ptx = _compile("fp32", "fp32", (64, 64, 32, 4), arch, precision).asm["ptx"]
         counts[precision] = ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
-        assert "wgmma" not in ptx
-    assert counts["tf32"] > 0 and counts["tf32x3"] == 3 * counts["tf32"] and counts["ieee"] == 0
+        wgmma_counts[precision] = ptx.count("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32")
+    if arch == "sm_90a":
+        assert wgmma_counts == {"tf32": 32 // 8, "tf32x3": 0, "ieee": 0} and counts["tf32"] == 0
+    else:
+        assert counts["tf32"] > 0 and not any(wgmma_counts.values())
+    assert counts["tf32x3"] > 0 and counts["ieee"] == 0
+    if arch == "sm_80":
+        assert counts["tf32x3"] == 3 * counts["tf32"]
     if shutil.which("ptxas"):
         monkeypatch.delenv("TILEC_NO_PTXAS")
-        assert "cubin" in _compile("fp32", "fp32", (64, 64, 32, 4), arch, "tf32x3").asm
+        for precision in ("tf32", "tf32x3"):
+            assert "cubin" in _compile("fp32", "fp32", (64, 64, 32, 4), arch, precision).asm
 
 
 @pytest.mark.gpu

@@ -174,7 +174,7 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     loop = dot.parent
     if kind is None or wgmma.promoted_group(dot, kind) or loop is None or loop.name != "scf.for":
         return None
-    elem_bytes = 1 if kind.split(".")[0] in wgmma.BYTE_KINDS else 2
+    elem_bytes = wgmma.element_bytes(kind)
     streams, carried, modes, depths = {}, set(), {}, set()
     for index in (0, 1):
         found = _stream(lowering, loop, dot, index, elem_bytes)
@@ -278,7 +278,7 @@ def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_b
     elif not row_major:
         mode = "k-major"
     else:
-        mode = "n-major" if elem_bytes == 2 else None  # 8-bit B is stored transposed, byte by byte
+        mode = "n-major" if elem_bytes == 2 else None  # only 16-bit B may be N-major (else transposed)
     if mode is None:
         return None
     seg = segments(load)

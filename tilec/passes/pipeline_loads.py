@@ -65,7 +65,7 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the
     warpgroup-MMA dots in the loop body, each loaded in the loop body and used by the dot alone (B
     possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
-    column-major, an 8-bit B K-contiguous; a dot's B must qualify. All at one depth: as many
+    column-major, an 8-bit or fp32 B K-contiguous; a dot's B must qualify. All at one depth: as many
     iterations ahead as the rings (wgmma.ring_stages buffers each) fit in shared memory together, at
     most `wanted`; dots whose ring would not fit even one iteration ahead keep their loads in
     registers."""
@@ -102,16 +102,16 @@ def _streamable(dot, index: int, kind: str, loop, axis):
     load = value.owner.operation
     if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
         return None
-    byte_sized = kind.split(".")[0] in wgmma.BYTE_KINDS
+    elem_bytes = wgmma.element_bytes(kind)
     info = axis.get(load.operands[0])
     column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
     if index == 1 and not transposed:
-        ok = column_major or not byte_sized
+        ok = column_major or elem_bytes == 2  # only a 16-bit B may be read N-major
     else:
         ok = not column_major
     # copies of at least 4 bytes: contiguous, aligned and masked alike (the lowering's access
     # width, before the layout is known)
-    fast, elem_bytes = (0 if column_major else 1), (1 if byte_sized else 2)
+    fast = 0 if column_major else 1
     width = min(info.contiguity[fast], info.divisibility[fast] // elem_bytes)
     sizes = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
     if sizes[1]:

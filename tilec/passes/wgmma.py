@@ -38,9 +38,18 @@ from tilec.dialects import tile
 from . import mma
 from .layouts import Blocked
 
-_KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8"}
+_KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8", "f32": "tf32"}
 _FP8 = ("e4m3", "e5m2")
 BYTE_KINDS = (*_FP8, "s8")  # k32 instructions on 8-bit values, K-major A and B only
+K_MAJOR_ONLY = (*BYTE_KINDS, "tf32")  # no transpose immediates: A and B K-major
+
+
+def element_bytes(kind: str) -> int:
+    """Bytes of one operand value: 1 (fp8, int8), 2 (fp16, bf16), 4 (tf32, fp32 in memory)."""
+    a_type = kind.split(".")[0]
+    return 1 if a_type in BYTE_KINDS else 4 if a_type == "tf32" else 2
+
+
 CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
 MAX_N = 256  # widest instruction
 STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
@@ -48,25 +57,30 @@ STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 def wgmma_kind(op, num_warps: int) -> str | None:
     """The operand types of A and B joined by "." ("f16.f16", "bf16.bf16", "e4m3.e5m2" and the other
-    fp8 pairs with an fp32 accumulator, "s8.s8" with an i32 one) when this tile.dot fits warpgroup
-    MMA, else None."""
+    fp8 pairs with an fp32 accumulator, "s8.s8" with an i32 one, "tf32.tf32" for fp32 inputs with
+    input_precision "tf32") when this tile.dot fits warpgroup MMA, else None. fp32 with "tf32x3"
+    (three products of split operands) or "ieee" is left to mma.sync and the FMA lowering."""
     a, b, acc = (str(tile.element_of(v.type)) for v in op.operands)
     kind_a, kind_b = _KINDS.get(a), _KINDS.get(b)
     if kind_a is None or kind_b is None or acc != ("i32" if kind_a == "s8" else "f32"):
         return None
+    if kind_a == "tf32" or kind_b == "tf32":
+        precision = op.attributes["input_precision"] if "input_precision" in op.attributes else None
+        if kind_a != kind_b or precision is None or ir.StringAttr(precision).value != "tf32":
+            return None
     if kind_a != kind_b and not (kind_a in _FP8 and kind_b in _FP8):
         return None  # only the two fp8 formats mix
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
     if kind_a == "s8" and n % 16:
         return None  # integer instructions wider than 32 columns come in steps of 16
-    if not fits(m, n, k, num_warps, 1 if kind_a in BYTE_KINDS else 2):
+    if not fits(m, n, k, num_warps, element_bytes(kind_a)):
         return None
     return f"{kind_a}.{kind_b}"
 
 
 def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
-    """Whole warpgroups, each with whole 64-row instructions and k-steps of 32 bytes (16 fp16 or 32
-    8-bit values), N a multiple of 8, and the staging buffers within the shared-memory limit."""
+    """Whole warpgroups, each with whole 64-row instructions and k-steps of 32 bytes (8 tf32, 16 fp16
+    or 32 8-bit values), N a multiple of 8, and the staging buffers within the shared-memory limit."""
     if num_warps % 4 or m % (16 * num_warps) or k % (32 // elem_bytes) or n % 8:
         return False
     return _smem_bytes(m, n, k * elem_bytes // 2) <= mma.SMEM_LIMIT
@@ -76,7 +90,7 @@ def stage_bytes(op, kind: str) -> int:
     """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller),
     without A when it will go from registers."""
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-    k16 = k * (1 if kind.split(".")[0] in BYTE_KINDS else 2) // 2
+    k16 = k * element_bytes(kind) // 2
     total = _smem_bytes(m, n, k16)
     return total - _a_bytes(m, k16) if a_kept_in_registers(op, kind) else total
 
@@ -241,7 +255,7 @@ class Staging:
         a_in_registers: bool = False,
     ):  # fmt: skip
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
-        self.elem_bytes = 1 if kind.split(".")[0] in BYTE_KINDS else 2
+        self.elem_bytes = element_bytes(kind)
         self.per_row = 16 // self.elem_bytes  # values in one 16-byte row of a core matrix
         self.k16 = k * self.elem_bytes // 2  # K in 16-bit units: strides and sizes as for fp16
         self.b_k_major = b_mode != "n-major"
@@ -374,7 +388,7 @@ def b_mode(lowering, op) -> str:
     if _column_major_layout(lowering, op.operands[1]) is not None:
         return "k-major"
     a_kind = _KINDS.get(str(tile.element_of(op.operands[0].type)))
-    return "k-major" if a_kind in BYTE_KINDS else "n-major"
+    return "k-major" if a_kind in K_MAJOR_ONLY else "n-major"
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
@@ -703,8 +717,8 @@ def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: st
 
 def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d: int = 1) -> list[ir.Value]:
     """kind "f16.f16"/"bf16.bf16" (k16, with scale and transpose immediates), an fp8 pair such as
-    "e4m3.e5m2" (k32, scale immediates only) or "s8.s8" (k32, i32 accumulator, no immediates): the
-    8-bit forms read A and B K-major only."""
+    "e4m3.e5m2" (k32, scale immediates only), "s8.s8" (k32, i32 accumulator, no immediates) or
+    "tf32.tf32" (k8, scale immediates only): all but the 16-bit forms read A and B K-major only."""
     count = len(acc)  # width / 2 accumulator registers
     d = ", ".join(f"${i}" for i in range(count))
     if isinstance(desc_a, list):  # A's fragment in four registers (f16/bf16): no imm-trans-a
@@ -716,11 +730,11 @@ def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d:
         )
         return _tied_asm(text, acc, extra=(*desc_a, desc_b, _c(scale_d)), extra_constraints="r,r,r,r,l,r")
     a_type, b_type = kind.split(".")
-    shape = f"m64n{width}k32" if a_type in BYTE_KINDS else f"m64n{width}k16"
+    shape = f"m64n{width}k{32 // element_bytes(kind)}"  # 32 bytes of K
     accumulator = "s32" if a_type == "s8" else "f32"
     if a_type == "s8":
         immediates = ""
-    elif a_type in _FP8:
+    elif a_type in K_MAJOR_ONLY:  # fp8, tf32: scale immediates, no transpose
         immediates = ", 1, 1"
     else:
         immediates = f", 1, 1, 0, {int(b_n_major)}"
