@@ -34,6 +34,9 @@ CONFIGS = [
     (64, 128, 64, 4, 3),  # decode-like skinny shapes: wgmma's smallest M is 64
     (64, 256, 64, 4, 3),
 ]
+# fp32 (tf32: 4-byte values, 32 bytes of K per instruction) wants BK = 32 for rings that fit; the
+# same list with and without --winners
+FP32_CONFIGS = [(128, 256, 32, 8, 3), (128, 128, 32, 8, 3), (128, 128, 32, 4, 3), (128, 64, 32, 4, 4)]
 FP8_CONFIGS = [(128, 128, 128, 4, 3), (128, 128, 128, 8, 3), (128, 256, 128, 8, 3), (64, 128, 128, 4, 3)]
 ATTENTION_CONFIGS = [
     (64, 64, 4, 3),
@@ -121,7 +124,9 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
     cases.append((torch.float32, "fp32", [(4096, 4096, 4096)], False))
     # B column-major (a transposed view, as x @ W.T with W [N, K]): loads vectorized along K
     cases.append((torch.float16, "fp16 B col-major", [(4096, 4096, 4096)], True))
+    cases.append((torch.float32, "fp32 B col-major", [(4096, 4096, 4096)], True))
     for dtype, dname, dtype_shapes, b_column in cases:
+        case_configs = FP32_CONFIGS if dtype == torch.float32 else configs
         for M, N, K in dtype_shapes:
             a = torch.randn(M, K, device="cuda", dtype=dtype)
             b = (
@@ -136,8 +141,8 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
             def check(cfg, c=c, ref=ref):
                 torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
 
-            t_tilec, cfg_tilec = _best(lambda cfg: _matmul(tk, a, b, c, *cfg), configs, check)
-            t_triton, cfg_triton = _best(lambda cfg: _matmul(tr, a, b, c, *cfg), configs, check)
+            t_tilec, cfg_tilec = _best(lambda cfg: _matmul(tk, a, b, c, *cfg), case_configs, check)
+            t_triton, cfg_triton = _best(lambda cfg: _matmul(tr, a, b, c, *cfg), case_configs, check)
             times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
             record(
                 {
