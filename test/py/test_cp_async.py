@@ -81,15 +81,20 @@ def test_k_major_only_operands_stream_k_major(formats):
     """8-bit and tf32 B (read K-major only by the instruction) stream where they are K-contiguous
     (column-major or tl.trans(Bt)); a row-major one must be transposed value by value, so it stays
     in registers (one iteration ahead), and A with it: a dot gets a ring only when its B streams.
-    fp32 runs as tf32 (k8 instructions)."""
-    config = (128, 128, 32, 8) if formats[0] == "fp32" else (128, 128, 64, 8)
+    fp32 runs as tf32 (k8 instructions); its row-major B is loaded four K-neighbours per thread
+    (lanes along N: 4-byte loads that still cover 128 contiguous bytes a warp) and stored K-major in
+    16-byte stores, like A."""
+    fp32 = formats[0] == "fp32"
+    config = (128, 128, 32, 8) if fp32 else (128, 128, 64, 8)
     for layout in ("column", "trans"):
         ptx = _ptx(formats, config=config, layout=layout, num_stages=3)
         assert {size for _, size in COPY.findall(ptx)} == {"16"} and _waits(ptx) == [0, 2]
     ptx = _ptx(formats, config=config, layout="row", num_stages=3)
     assert not COPY.findall(ptx)  # B cannot stream, so neither operand does
     assert "wgmma.mma_async" in ptx
-    assert ("m64n128k8.f32.tf32.tf32" in ptx) == (formats[0] == "fp32")
+    assert ("m64n128k8.f32.tf32.tf32" in ptx) == fp32
+    if fp32:  # per thread: A 16 values, B 16 values, each in 4 stores of 16 bytes, nothing narrower
+        assert ptx.count("st.shared.v4.b32") == 4 + 4 and not re.search(r"st\.shared\.(b32|f32|v2)", ptx)
 
 
 def test_unaligned_operands_stay_in_registers():

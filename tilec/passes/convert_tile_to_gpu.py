@@ -181,9 +181,14 @@ class _KernelLowering:
         `b.T` given through strides) load in a column-major layout: vectors along dim 0 instead of
         one element per access. Loop-carried copies of them (prefetched loads) keep that layout."""
 
+        transposed_b = wgmma.row_major_tf32_b_loads(self.fn, self.num_warps, self.axis) if self.wgmma else {}
+
         def visit(op):
             op = op.operation if hasattr(op, "operation") else op
-            if op.name == "tile.load" and len(tile.shape_of(op.results[0].type)) == 2:
+            if op in transposed_b:
+                self.load_layouts[op.results[0]] = transposed_b[op]
+                self._carry_pointers_in(op.operands[0], transposed_b[op])
+            elif op.name == "tile.load" and len(tile.shape_of(op.results[0].type)) == 2:
                 info = self.axis.get(op.operands[0])
                 if info.contiguity[0] > 1 and info.contiguity[1] == 1:
                     shape = tile.shape_of(op.results[0].type)

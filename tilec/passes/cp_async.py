@@ -276,7 +276,10 @@ def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_b
     elif transposed:
         mode = "trans" if row_major else None
     elif not row_major:
-        mode = "k-major"
+        # K-contiguous in memory too (a row-major fp32 B loaded K-neighbours per thread for 16-byte
+        # stores, wgmma.row_major_tf32_b_loads, would go one value per copy: it stays in registers)
+        info = lowering.axis.get(segments(load)["ptr"][0])
+        mode = "k-major" if info.contiguity[0] > 1 else None
     else:
         mode = "n-major" if elem_bytes == 2 else None  # only 16-bit B may be N-major (else transposed)
     if mode is None:

@@ -36,6 +36,7 @@ from mlir.dialects import arith, gpu, llvm
 from tilec.dialects import tile
 
 from . import mma
+from .base import ops_named
 from .layouts import Blocked
 
 _KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8", "f32": "tf32"}
@@ -177,6 +178,61 @@ def _column_major_layout(lowering, b):
     if natural is None or not isinstance(natural[0], Blocked) or tuple(natural[0].order) != (0, 1):
         return None
     return natural[0]
+
+
+def row_major_tf32_b_loads(fn, num_warps: int, axis) -> dict:
+    """{tile.load: layout} for the row-major fp32 B tiles of tf32 warpgroup-MMA dots (the instruction
+    reads B K-major only), through prefetching's loop-carried copies: loaded four K-neighbours per
+    thread and the lanes along N, each load instruction still covers 128 contiguous bytes (4 bytes
+    a lane), and the four values go to the K-major buffer in one 16-byte store. In the row-major
+    load layout they went in four 4-byte stores, four lanes to a bank, and the loads in one: 4096^3
+    on an H200, row-major B at 99 TFLOP/s against 298 for a column-major one."""
+    found = {}
+    for dot in ops_named(fn, "tile.dot"):
+        if wgmma_kind(dot, num_warps) != "tf32.tf32" or transposed_b_source(dot) is not None:
+            continue
+        loads = _loads_behind(dot.operands[1])
+        if not loads:
+            continue
+        k, n = tile.shape_of(dot.operands[1].type)
+        per_thread = 4  # 16 bytes of K
+        if k % per_thread or n % 32 or (k // per_thread) * (n // 32) < num_warps:
+            continue
+        warps_k = min(num_warps, k // per_thread)
+        layout = Blocked((k, n), (per_thread, 1), (1, 32), (warps_k, num_warps // warps_k), (0, 1))
+        for load in loads:
+            info = axis.get(load.operands[0])
+            if info.contiguity[1] > 1 and info.contiguity[0] == 1:  # row-major in memory
+                found[load] = layout
+    return found
+
+
+def _loads_behind(value) -> list:
+    """The tile.loads a dot operand is: the load itself, or, for a loop-carried (prefetched) value,
+    the loads that feed the loop's init and yield slots, through any number of slots."""
+    loads, pending, seen = [], [value], set()
+    while pending:
+        v = pending.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            loop = owner.owner
+            number = ir.BlockArgument(v).arg_number
+            if loop is None or loop.name != "scf.for" or number == 0:
+                return []
+            body = loop.regions[0].blocks[0]
+            pending += [
+                list(body.operations)[-1].operation.operands[number - 1],
+                loop.operands[3 + number - 1],
+            ]
+            continue
+        op = owner.operation if hasattr(owner, "operation") else owner
+        if op.name != "tile.load":
+            return []
+        loads.append(op)
+    return loads
 
 
 def _a_bytes(m: int, k: int) -> int:

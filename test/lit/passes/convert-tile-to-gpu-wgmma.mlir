@@ -117,3 +117,26 @@ func.func @store_accumulator(%x: f16, %y: f16, %c: !tile.ptr<f16> {tile.divisibi
   "tile.store"(%p, %h) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>) -> ()
   return
 }
+
+// -----
+
+// fp32 with input_precision "tf32": m64nNk8 instructions (32 bytes of K each), A and B K-major (the
+// tf32 form has no transpose immediates: a row-major B is stored transposed); "tf32x3" stays on
+// mma.sync, whose operands are split into high and low parts in registers.
+// CHECK-LABEL: gpu.func @dot_tf32
+// CHECK: "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1; }
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: wgmma.mma_async
+// CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// TWO-LABEL: gpu.func @dot_tf32
+// TWO-NOT: wgmma
+// TWO: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+func.func @dot_tf32(%x: f32, %y: f32) attributes {tile.kernel} {
+  %a = "tile.splat"(%x) : (f32) -> tensor<64x32xf32>
+  %b = "tile.splat"(%y) : (f32) -> tensor<32x64xf32>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32"} : (tensor<64x32xf32>, tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e = "tile.dot"(%a, %b, %c) {input_precision = "tf32x3"} : (tensor<64x32xf32>, tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return
+}
