@@ -1,6 +1,6 @@
 """tl.dot on Hopper's warpgroup tensor cores (sm_90a): `wgmma.mma_async.m64nNk16` for fp16 and bf16
 inputs with an fp32 accumulator, `m64nNk32` for fp8 (e4m3/e5m2, as bytes from tile-lower-fp8) with an
-fp32 accumulator and for int8 with an i32 one. Used by convert-tile-to-gpu when its `wgmma` option is
+fp32 accumulator and for int8 with an i32 one, `m64nNk8` for fp32 inputs as tf32. Used by convert-tile-to-gpu when its `wgmma` option is
 on; dots that do not fit fall back to mma.sync (mma.py) or to FMAs.
 
 A warpgroup is 4 consecutive warps; one instruction computes a 64 x N block whose rows 16w..16w+15
@@ -23,7 +23,7 @@ core matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
        or, for B = tl.trans(X), K-major like A from X's registers (imm-trans-b = 0)
 The strides carry 16 bytes of padding where a warp's 16-byte stores would otherwise land on one bank
 (eight lanes storing eight neighbouring core matrices of a row). 8-bit inputs use the same cores with
-16 values per row (K-major only: a row-major B is stored transposed).
+16 values per row, tf32 with 4 (both K-major only: a row-major B is stored transposed).
 """
 
 from __future__ import annotations
@@ -44,16 +44,15 @@ _FP8 = ("e4m3", "e5m2")
 BYTE_KINDS = (*_FP8, "s8")  # k32 instructions on 8-bit values, K-major A and B only
 K_MAJOR_ONLY = (*BYTE_KINDS, "tf32")  # no transpose immediates: A and B K-major
 
+CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
+MAX_N = 256  # widest instruction
+STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
+
 
 def element_bytes(kind: str) -> int:
     """Bytes of one operand value: 1 (fp8, int8), 2 (fp16, bf16), 4 (tf32, fp32 in memory)."""
     a_type = kind.split(".")[0]
     return 1 if a_type in BYTE_KINDS else 4 if a_type == "tf32" else 2
-
-
-CORE = 128  # bytes of one core matrix (8 rows x 16 bytes)
-MAX_N = 256  # widest instruction
-STAGES = 3  # shared-memory buffers of a dot pipelined across loop iterations
 
 
 def wgmma_kind(op, num_warps: int) -> str | None:
