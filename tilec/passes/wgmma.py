@@ -1,7 +1,8 @@
 """tl.dot on Hopper's warpgroup tensor cores (sm_90a): `wgmma.mma_async.m64nNk16` for fp16 and bf16
 inputs with an fp32 accumulator, `m64nNk32` for fp8 (e4m3/e5m2, as bytes from tile-lower-fp8) with an
-fp32 accumulator and for int8 with an i32 one, `m64nNk8` for fp32 inputs as tf32. Used by convert-tile-to-gpu when its `wgmma` option is
-on; dots that do not fit fall back to mma.sync (mma.py) or to FMAs.
+fp32 accumulator and for int8 with an i32 one, `m64nNk8` for fp32 inputs as tf32. Used by
+convert-tile-to-gpu when its `wgmma` option is on; dots that do not fit fall back to mma.sync (mma.py)
+or to FMAs.
 
 A warpgroup is 4 consecutive warps; one instruction computes a 64 x N block whose rows 16w..16w+15
 belong to warp w of the group, each warp holding them like mma.sync's C fragment (lane (g, t): rows g and
