@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import pathlib
+import time
 
 import torch
 
@@ -46,7 +47,7 @@ ATTENTION_CONFIGS = [
 ]  # BM, BN, warps, stages
 
 # For --winners: the configs that won most rows of the full search on an H200 (session 6: all but
-# 4 of the 21 rows for tilec or Triton; fp32's 128x128x32 is not among them).
+# 4 of the 21 rows for tilec or Triton); fp32 rows search FP32_CONFIGS either way.
 WINNERS = {
     "matmul": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 4, 3)],
     "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 8, 3)],
@@ -255,8 +256,6 @@ def main():
     parser.add_argument("--attention-only", action="store_true", help="only the fused attention rows")
     parser.add_argument("--winners", action="store_true", help="search only WINNERS' configs")
     args = parser.parse_args()
-    import time
-
     meta = {
         "device": torch.cuda.get_device_name(),
         "date": time.strftime("%Y-%m-%d"),

@@ -186,7 +186,8 @@ def row_major_tf32_b_loads(fn, num_warps: int, axis) -> dict:
     thread and the lanes along N, each load instruction still covers 128 contiguous bytes (4 bytes
     a lane), and the four values go to the K-major buffer in one 16-byte store. In the row-major
     load layout they went in four 4-byte stores, four lanes to a bank: 4096^3 on an H200, row-major
-    B 99 -> 208 TFLOP/s (a column-major one streams at 298)."""
+    B 99 -> 208 TFLOP/s (a column-major one streams at 298). Not for 8-bit B: sixteen 1-byte loads a
+    thread would cover 32 bytes a warp each, where the row-major layout loads 16 bytes a lane."""
     found = {}
     for dot in ops_named(fn, "tile.dot"):
         if wgmma_kind(dot, num_warps) != "tf32.tf32" or transposed_b_source(dot) is not None:
