@@ -17,6 +17,7 @@ from .compiler import CompiledKernel, compile
 from .python.errors import CompilationError, InterpreterError
 from .python.jit import VERSION as __version__
 from .python.jit import JITFunction, jit
+from .python.tensor_descriptor import TensorDescriptor
 
 
 def cdiv(a: int, b: int) -> int:
@@ -36,6 +37,7 @@ __all__ = [
     "CompiledKernel",
     "InterpreterError",
     "JITFunction",
+    "TensorDescriptor",
     "autotune",
     "cdiv",
     "compile",

@@ -170,8 +170,11 @@ def select_target(values) -> str:
     forced = os.environ.get("TILEC_TARGET")
     if forced:
         return forced
+    from .python.tensor_descriptor import is_descriptor
+
     devices = set()
     for v in values:
+        v = v.base if is_descriptor(v) else v
         info = arrays.describe(v) if not isinstance(v, int | float | bool) and v is not None else None
         if info is not None:
             devices.add(info.device)

@@ -95,6 +95,7 @@ from .core import (
     uint32,
     uint64,
 )
+from .descriptors import make_tensor_descriptor, tensor_descriptor
 
 
 def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):

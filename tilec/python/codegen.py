@@ -740,11 +740,25 @@ _PY_ON_TENSORS = {
 # ----------------------------------------------------------------------------------------------
 
 
+def _descriptor_argument(name: str, layout: tuple, scope: dict):
+    """The tl.tensor_descriptor of a descriptor argument, from its parts (already in scope, under
+    tensor_descriptor.part_names; the last stride is 1)."""
+    from tilec.language.descriptors import tensor_descriptor
+
+    from .tensor_descriptor import part_names
+
+    _, block, padding = layout
+    rank = len(block)
+    parts = [scope[part] for part in part_names(name, rank)]
+    return tensor_descriptor(parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding)
+
+
 def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
     """Tile IR for `jit_fn` specialized by `arg_specs`.
 
     `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
-    optional specialization attributes such as {"tile.divisibility": 16} — or ("const", value).
+    optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value) or, for a
+    tensor descriptor, ("desc", (dtype, block_shape, padding)) after the specs of its parts.
     The module lives in a fresh context with the tile dialect loaded.
     """
     ctx = tile.make_context()
@@ -779,6 +793,8 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
             for n, spec in arg_specs.items():
                 if spec[0] == "arg":
                     scope[n] = tensor(next(args), spec[1])
+                elif spec[0] == "desc":
+                    scope[n] = _descriptor_argument(n, spec[1], scope)
                 else:
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)

@@ -12,7 +12,7 @@ import numpy as np
 
 from tilec.language import core
 
-from . import arrays
+from . import arrays, tensor_descriptor
 from .errors import CompilationError, InterpreterError
 from .source import SourceInfo, is_constexpr_annotation
 
@@ -143,6 +143,25 @@ class JITFunction:
                 specs[name] = ("const", value)
                 key.append((name, "const", repr(value)))
                 continue
+            if tensor_descriptor.is_descriptor(value):
+                # Its parts are arguments of their own, then the descriptor (codegen assembles it).
+                where = f"{src.filename}:{src.fndef.lineno}"
+                layout = tensor_descriptor.check(name, value, where)
+                part_names = tensor_descriptor.part_names(name, len(layout[1]))
+                for part_name, part in zip(part_names, tensor_descriptor.parts(value)):
+                    spec = _specialize_value(part_name, part, name in self.do_not_specialize, src)
+                    specs[part_name] = spec
+                    key.append(
+                        (
+                            part_name,
+                            spec[0],
+                            str(spec[1]),
+                            tuple(sorted(spec[2].items())) if spec[0] == "arg" else (),
+                        )
+                    )
+                specs[name] = ("desc", layout)
+                key.append((name, "desc", repr(layout)))
+                continue
             spec = _specialize_value(name, value, name in self.do_not_specialize, src)
             specs[name] = spec
             key.append(
@@ -164,10 +183,7 @@ class JITFunction:
                 if direct and len(args) == len(positions):
                     values = args
                 else:
-                    values = [
-                        args[i] if i < len(args) else kwargs.get(self.arg_names[i], self._defaults.get(i))
-                        for i in positions
-                    ]
+                    values = [self._argument(args, kwargs, i) for i in positions]
                 grid_dims = _plain_grid(grid)
                 if grid_dims is None:
                     grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
@@ -182,13 +198,28 @@ class JITFunction:
             target = compiler.select_target(bound.values())
             kernel = self._compiled(bound, target, num_warps, num_stages)
             if key is not None:
-                positions = [self.arg_names.index(n) for n in kernel.arg_names]
+                positions = [self._position(n) for n in kernel.arg_names]
                 direct = positions == list(range(len(positions)))
                 self._launches[key] = (kernel._launcher or kernel.launch, positions, direct)
             grid_dims = _resolve_grid(grid, bound)
-            return kernel.launch(grid_dims, [bound[n] for n in kernel.arg_names])
+            return kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
         except (CompilationError, InterpreterError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
+
+    def _position(self, kernel_arg: str):
+        """Where a compiled kernel's argument comes from: a parameter's index, or (index, part) for a
+        part of a tensor descriptor (tensor_descriptor.parts)."""
+        if kernel_arg in self.arg_names:
+            return self.arg_names.index(kernel_arg)
+        name, field = kernel_arg.split(".", 1)
+        return (self.arg_names.index(name), field)
+
+    def _argument(self, args, kwargs, position):
+        index = position if type(position) is int else position[0]
+        value = (
+            args[index] if index < len(args) else kwargs.get(self.arg_names[index], self._defaults.get(index))
+        )
+        return value if type(position) is int else tensor_descriptor.part(value, position[1])
 
     def _launch_key(self, args, kwargs, num_warps, num_stages):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
@@ -210,24 +241,13 @@ class JITFunction:
                     v = self._defaults[i]
                 else:
                     return None
-            t = type(v)
             if is_constexpr[i]:
-                parts.append(v if t in _PLAIN_CONSTANTS else repr(v))
-            elif t is int:
-                parts.append((v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63))
-            elif t is float or t is bool or v is None:
-                parts.append(t)
-            elif t is np.ndarray:
-                parts.append((v.dtype, v.__array_interface__["data"][0] % 16 == 0))
-            else:
-                data_ptr = getattr(v, "data_ptr", None)
-                if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
-                    parts.append((v.dtype, v.get_device(), data_ptr() % 16 == 0))
-                else:
-                    info = arrays.describe(v)
-                    if info is None:
-                        return None
-                    parts.append((info.dtype, info.device, info.device_index, info.address % 16 == 0))
+                parts.append(v if type(v) in _PLAIN_CONSTANTS else repr(v))
+                continue
+            part = _value_key(v)
+            if part is None:
+                return None
+            parts.append(part)
         return tuple(parts)
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None, **kwargs):
@@ -256,6 +276,37 @@ class JITFunction:
         if self.debug is not None:
             return bool(self.debug)
         return bool(os.environ.get("TILEC_DEBUG")) or target == "interpreter"
+
+
+def _value_key(v):
+    """What specialization reads of a run-time argument, cheaply (None: not a known kind)."""
+    t = type(v)
+    if t is int:
+        return (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63)
+    if t is float or t is bool or v is None:
+        return t
+    if t is np.ndarray:
+        return (v.dtype, v.__array_interface__["data"][0] % 16 == 0)
+    data_ptr = getattr(v, "data_ptr", None)
+    if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
+        return (v.dtype, v.get_device(), data_ptr() % 16 == 0)
+    info = arrays.describe(v)
+    if info is not None:
+        return (info.dtype, info.device, info.device_index, info.address % 16 == 0)
+    if tensor_descriptor.is_descriptor(v):
+        # strides' divisibility and the last stride matter too: every part is in the key
+        keys = [_value_key(p) for p in [v.base, *v.shape, *v.strides]]
+        if None in keys:
+            return None
+        return ("desc", tuple(v.block_shape), getattr(v, "padding", "zero"), *keys)
+    return None
+
+
+def _bound_value(bound: dict, kernel_arg: str):
+    if kernel_arg in bound:
+        return bound[kernel_arg]
+    name = kernel_arg.split(".")[0]
+    return tensor_descriptor.part(bound[name], kernel_arg.split(".", 1)[1])
 
 
 def _specialize_value(name, value, no_spec, src):

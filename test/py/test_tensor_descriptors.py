@@ -1,0 +1,276 @@
+"""Tensor descriptors: `tilec.TensorDescriptor` arguments and `tl.make_tensor_descriptor`, with
+`desc.load` / `desc.store` of blocks, on the CPU target and the interpreter (and on a GPU: the same
+kernels against torch; in CI: the sm_90a code streams descriptor loads into the tensor cores)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import types
+
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+D = tilec.TensorDescriptor.from_tensor
+TARGETS = ["cpu", "interpreter"]
+
+
+@pytest.fixture(params=TARGETS)
+def target(request, monkeypatch):
+    if request.param == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    return request.param
+
+
+@tilec.jit
+def scale_blocks(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    m0, n0 = tl.program_id(0) * BM, tl.program_id(1) * BN
+    dst.store([m0, n0], src.load([m0, n0]) * factor)
+
+
+@tilec.jit
+def shifted_block(src, out_ptr, dm, dn, BM: tl.constexpr, BN: tl.constexpr):
+    """The block at (dm, dn), possibly negative or past the end, written whole to out."""
+    block = src.load([dm, dn])
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + rows * BN + cols, block)
+
+
+@tilec.jit
+def matmul_descriptors(
+    a_desc, b_desc, c_ptr, stride_cm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    m0, n0 = tl.program_id(0) * BM, tl.program_id(1) * BN
+    M, K, N = a_desc.shape[0], a_desc.shape[1], b_desc.shape[1]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([m0, k * BK]), b_desc.load([k * BK, n0]), acc)
+    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
+    c.store([m0, n0], acc.to(c.dtype))
+
+
+def _padded(rng, rows, cols, dtype=np.float32, pad=6, fill=None):
+    """A [rows, cols] view of a wider array: the row stride is not the width, but a multiple of 16
+    bytes, as descriptors need; fill: every value."""
+    width = -(-(cols + pad) * np.dtype(dtype).itemsize // 16) * 16 // np.dtype(dtype).itemsize
+    shape = (rows, width)
+    whole = rng.standard_normal(shape).astype(dtype) if fill is None else np.full(shape, fill, dtype)
+    return whole, whole[:, :cols]
+
+
+def test_blocks_on_ragged_edges(target):
+    rng = np.random.default_rng(0)
+    _, x = _padded(rng, 37, 50)
+    y_whole, y = _padded(rng, 37, 50, fill=7.0)
+    scale_blocks[(3, 2)](D(x, [16, 32]), D(y, [16, 32]), 2.0, BM=16, BN=32)
+    np.testing.assert_array_equal(y, x * 2)
+    np.testing.assert_array_equal(y_whole[:, 50:], 7.0)  # past the descriptor's shape: not written
+
+
+@pytest.mark.parametrize("dm,dn", [(0, 0), (-3, -5), (30, 40), (-20, 60)])
+def test_out_of_bounds_elements_read_the_padding(target, dm, dn):
+    rng = np.random.default_rng(1)
+    _, x = _padded(rng, 24, 44, pad=4)
+    out = np.full((16, 16), 5.0, np.float32)
+    shifted_block[(1,)](D(x, [16, 16]), out, dm, dn, BM=16, BN=16)
+    expected = np.zeros((16, 16), np.float32)
+    for i in range(16):
+        for j in range(16):
+            r, c = dm + i, dn + j
+            if 0 <= r < 24 and 0 <= c < 44:
+                expected[i, j] = x[r, c]
+    np.testing.assert_array_equal(out, expected)
+    nan_padded = tilec.TensorDescriptor(x, [24, 44], [x.strides[0] // 4, 1], [16, 16], padding="nan")
+    shifted_block[(1,)](nan_padded, out, dm, dn, BM=16, BN=16)
+    np.testing.assert_array_equal(
+        np.isnan(out), np.isnan(np.where(expected == 0, np.nan, 0)) & (expected == 0)
+    )
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (70, 40, 50), (33, 65, 17)])
+def test_matmul_from_descriptors(target, M, N, K):
+    rng = np.random.default_rng(2)
+    _, a = _padded(rng, M, K, pad=4)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c_whole, c = _padded(rng, M, N, pad=4, fill=-1.0)
+    grid = (tilec.cdiv(M, 32), tilec.cdiv(N, 32))
+    matmul_descriptors[grid](D(a, [32, 16]), D(b, [16, 32]), c, c.strides[0] // 4, BM=32, BN=32, BK=16)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(c_whole[:, N:], -1.0)
+
+
+@tilec.jit
+def sum_rows_3d(src, out_ptr, B: tl.constexpr, R: tl.constexpr, C: tl.constexpr):
+    """out[b, c] = sum over rows of the [B, R, C] block at (0, 0, c0)."""
+    c0 = tl.program_id(0) * C
+    block = src.load([0, 0, c0])
+    total = tl.sum(block, axis=1)
+    out = tl.make_tensor_descriptor(out_ptr, [src.shape[0], src.shape[2]], [src.shape[2], 1], [B, C])
+    out.store([0, c0], total)
+
+
+@tilec.jit
+def vector_add(x_desc, y_desc, BLOCK: tl.constexpr):
+    offset = tl.program_id(0) * BLOCK
+    y_desc.store([offset], x_desc.load([offset]) + y_desc.load([offset]))
+
+
+def test_one_and_three_dimensions(target):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(100).astype(np.float32)
+    y = rng.standard_normal(100).astype(np.float32)
+    expected = x + y
+    vector_add[(4,)](D(x, [32]), D(y, [32]), BLOCK=32)
+    np.testing.assert_array_equal(y, expected)
+    t = rng.standard_normal((3, 5, 24)).astype(np.float32)
+    out = np.zeros((3, 24), np.float32)
+    sum_rows_3d[(3,)](D(t, [4, 8, 8]), out, B=4, R=8, C=8)
+    np.testing.assert_allclose(out, t.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@tilec.jit
+def copy_through_helper(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    _copy_block(src, dst, tl.program_id(0) * BM)
+
+
+@tilec.jit
+def _copy_block(src, dst, m0):
+    dst.store([m0, 0], src.load([m0, 0]))
+
+
+def test_descriptors_pass_to_helpers_and_take_duck_typed_arguments(target):
+    """Any object with base/shape/strides/block_shape is a descriptor (Triton's class among them)."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((40, 16)).astype(np.float32)
+    y = np.zeros_like(x)
+
+    def triton_like(a):
+        return types.SimpleNamespace(base=a, shape=list(a.shape), strides=[16, 1], block_shape=[16, 16])
+
+    copy_through_helper[(3,)](triton_like(x), triton_like(y), BM=16, BN=16)
+    np.testing.assert_array_equal(y, x)
+
+
+def test_specialization_follows_shape_and_block():
+    """New shapes reuse the kernel (while each dimension's divisibility by 16 stays, as for integer
+    arguments); a new block shape, or a stride that is no longer a multiple of 16, compiles another."""
+    rng = np.random.default_rng(5)
+    scale_blocks.cache.clear()
+    for rows, cols in ((32, 32), (48, 64), (80, 32)):
+        x = rng.standard_normal((rows, cols)).astype(np.float32)
+        y = np.zeros_like(x)
+        scale_blocks[(tilec.cdiv(rows, 16), tilec.cdiv(cols, 32))](
+            D(x, [16, 32]), D(y, [16, 32]), 3.0, BM=16, BN=32
+        )
+        np.testing.assert_array_equal(y, x * 3)
+    assert len(scale_blocks.cache) == 1
+    x = rng.standard_normal((32, 32)).astype(np.float32)
+    y = np.zeros_like(x)
+    scale_blocks[(2, 2)](D(x, [16, 16]), D(y, [16, 16]), 3.0, BM=16, BN=16)
+    _, x = _padded(rng, 32, 32, pad=4)  # row stride 36: not a multiple of 16 elements
+    y = np.zeros((32, 32), np.float32)
+    scale_blocks[(2, 1)](D(x, [16, 32]), D(y, [16, 32]), 3.0, BM=16, BN=32)
+    np.testing.assert_array_equal(y, x * 3)
+    assert len(scale_blocks.cache) == 3
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda x: tilec.TensorDescriptor(x, [8, 8], [8, 2], [8, 8]), "the last stride must be 1"),
+        (lambda x: tilec.TensorDescriptor(x[:, :7], [8, 7], [7, 1], [8, 8]), "multiple of 16 bytes"),
+        (lambda x: tilec.TensorDescriptor(x, [8, 8], [8, 1], [8, 6]), "power of two"),
+        (lambda x: tilec.TensorDescriptor(x, [8, 8], [8, 1], [8]), "one entry per dimension"),
+        (lambda x: tilec.TensorDescriptor(x, [8, 8], [8, 1], [8, 8], padding="inf"), "padding"),
+        (lambda x: tilec.TensorDescriptor([1, 2], [8, 8], [8, 1], [8, 8]), "not an array"),
+    ],
+)
+def test_bad_descriptors_are_named(make, message):
+    x = np.zeros((8, 8), np.float32)
+    with pytest.raises((TypeError, ValueError), match=message) as info:
+        scale_blocks[(1, 1)](make(x), D(x, [8, 8]), 1.0, BM=8, BN=8)
+    assert "test_tensor_descriptors.py" in str(info.value) and "'src'" in str(info.value)
+
+
+@tilec.jit
+def wrong_offsets(src, dst, B: tl.constexpr):
+    dst.store([0, 0], src.load([0]))
+
+
+@tilec.jit
+def wrong_store_shape(src, dst, B: tl.constexpr):
+    dst.store([0, 0], tl.zeros((B, 2 * B), dtype=tl.float32))
+
+
+@tilec.jit
+def bad_block_shape(ptr, B: tl.constexpr):
+    desc = tl.make_tensor_descriptor(ptr, [B, B], [B, 1], [B, 3])
+    desc.store([0, 0], 1.0)
+
+
+@pytest.mark.parametrize(
+    "kernel,message",
+    [
+        (wrong_offsets, "1 offsets for a descriptor of rank 2"),
+        (wrong_store_shape, r"shape \[8, 16\] is not the block shape \[8, 8\]"),
+        (bad_block_shape, "not a power of two"),
+    ],
+)
+def test_kernel_misuse_names_the_line(kernel, message):
+    x = np.zeros((8, 8), np.float32)
+    args = [x] if kernel is bad_block_shape else [D(x, [8, 8]), D(x, [8, 8])]
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        kernel[(1,)](*args, B=8)
+    assert "test_tensor_descriptors.py" in str(info.value)
+
+
+def _ptxas(ptx: str, tmp_path) -> None:
+    if shutil.which("ptxas"):
+        path = tmp_path / "k.ptx"
+        path.write_text(ptx)
+        subprocess.run(["ptxas", "-arch=sm_90a", str(path), "-o", str(tmp_path / "k.cubin")], check=True)
+
+
+def test_descriptor_matmul_streams_into_warpgroup_mma(tmp_path):
+    """On sm_90a the blocks go to the tensor cores as plain loads would: wgmma fed by 16-byte
+    cp.async copies (the strides' 16-byte alignment is known), the result stored 16 bytes a lane."""
+    a, b = np.zeros((512, 512), np.float16), np.zeros((512, 512), np.float16)
+    c = np.zeros((512, 512), np.float16)
+    kernel = matmul_descriptors.warmup(
+        D(a, [128, 64]), D(b, [64, 128]), c, 512, BM=128, BN=128, BK=64, target="sm_90a", num_stages=4
+    )
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async" in ptx
+    assert len(re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16", ptx)) == 64
+    assert "cp.async.ca" not in ptx
+    assert len(re.findall(r"st\.global\.v4", ptx)) == 16
+    _ptxas(ptx, tmp_path)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 136)])
+def test_descriptor_matmul_on_gpu(dtype, M, N, K):
+    import torch
+
+    torch.manual_seed(0)
+    t = getattr(torch, dtype)
+    a = torch.randn(M, K, device="cuda", dtype=t)
+    b = torch.randn(K, N, device="cuda", dtype=t)
+    c = torch.full((M, N + 8), float("nan"), device="cuda", dtype=t)[:, :N]
+    bm, bn, bk = (128, 128, 32 if dtype == "float32" else 64)
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    matmul_descriptors[grid](
+        D(a, [bm, bk]), D(b, [bk, bn]), c, c.stride(0), BM=bm, BN=bn, BK=bk, num_stages=3
+    )
+    torch.cuda.synchronize()
+    expected = (a.double() @ b.double()).to(t)
+    tolerance = 2e-2 if dtype == "float32" else 1e-1  # tf32 / 16-bit rounding of the result
+    torch.testing.assert_close(c.float(), expected.float(), rtol=tolerance, atol=tolerance)
+    assert torch.isnan(c.as_strided((M, 8), (N + 8, 1), N)).all()  # padding past N untouched

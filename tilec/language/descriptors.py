@@ -1,0 +1,140 @@
+"""Tensor descriptors in kernels: `desc.load([i, j])` / `desc.store([i, j], value)` on a block of a
+strided array, as Triton's `tl.tensor_descriptor`.
+
+A descriptor comes as a kernel argument (`tilec.TensorDescriptor` on the host) or from
+`tl.make_tensor_descriptor(base, shape, strides, block_shape)` in the kernel. A load reads the
+`block_shape` block whose first element sits at the given coordinates; elements outside `shape`
+(beyond its end or at negative coordinates) read as zero (padding "nan": NaN) and are not written by a
+store. Both become the address arithmetic and bound masks of a plain masked tl.load / tl.store, so they
+run on every target and take every load optimization (vector widths from the strides' alignment,
+cp.async streaming into the tensor cores' shared memory).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from . import builtins, core, semantic
+from .builtins import builtin
+from .core import tensor
+from .semantic import SemanticError
+
+MAX_RANK = 5  # as the hardware's tensor copies
+
+
+class tensor_descriptor:
+    """A block view of a strided array (see the module doc)."""
+
+    def __init__(self, base: tensor, shape: list, strides: list, block_shape: tuple, padding: str = "zero"):
+        self.base, self.shape, self.strides = base, list(shape), list(strides)
+        self.block_shape, self.padding = tuple(block_shape), padding
+
+    @property
+    def dtype(self) -> core.dtype:
+        return self.base.dtype.element_ty
+
+    @property
+    def rank(self) -> int:
+        return len(self.block_shape)
+
+    def __repr__(self):
+        return f"tensor_descriptor<{self.dtype}{list(self.block_shape)}>"
+
+    @builtin
+    def load(self, offsets) -> tensor:
+        """The block at `offsets` (one coordinate per dimension); outside `shape`: the padding value."""
+        ptr, mask = self._block(offsets, "load")
+        other = float("nan") if self.padding == "nan" else 0
+        return builtins.load(ptr, mask, other)
+
+    @builtin
+    def store(self, offsets, value) -> None:
+        """Writes `value` (a block of block_shape, or a scalar) at `offsets`; elements outside `shape`
+        are left alone."""
+        if isinstance(value, tensor) and value.shape and tuple(value.shape) != self.block_shape:
+            raise SemanticError(
+                f"descriptor store: the value's shape {list(value.shape)} is not the block shape "
+                f"{list(self.block_shape)}"
+            )
+        ptr, mask = self._block(offsets, "store")
+        builtins.store(ptr, value, mask)
+
+    def _block(self, offsets, what: str):
+        """Pointers to the block at `offsets` and the mask of its elements inside `shape`."""
+        if isinstance(offsets, tensor) or not isinstance(offsets, list | tuple):
+            raise SemanticError(
+                f"descriptor {what}: offsets must be a list of {self.rank} scalars, got {offsets!r}"
+            )
+        if len(offsets) != self.rank:
+            raise SemanticError(
+                f"descriptor {what}: {len(offsets)} offsets for a descriptor of rank {self.rank} "
+                f"(block shape {list(self.block_shape)})"
+            )
+        ptr, mask = self.base, None
+        for d, (offset, size) in enumerate(zip(offsets, self.block_shape)):
+            offset = _scalar_int(offset, f"descriptor {what}: offset {d}")
+            index = builtins.arange(0, size) if _is_zero(offset) else offset + builtins.arange(0, size)
+            for _ in range(d):
+                index = semantic.expand_dims(index, 0)
+            for _ in range(self.rank - 1 - d):
+                index = semantic.expand_dims(index, len(index.shape))
+            stride = self.strides[d]
+            ptr = ptr + (index if _is_one(stride) else index * stride)
+            inside = index < self.shape[d]
+            if not _never_negative(offset):
+                inside = inside & (index >= 0)
+            mask = inside if mask is None else mask & inside
+        return ptr, mask
+
+
+def _scalar_int(value, what: str):
+    if isinstance(value, tensor):
+        if value.shape or not value.dtype.is_int():
+            raise SemanticError(
+                f"{what} must be an integer scalar, got a {value.dtype} tensor of shape {list(value.shape)}"
+            )
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    raise SemanticError(f"{what} must be an integer, got {value!r}")
+
+
+def _is_zero(value) -> bool:
+    return isinstance(value, int) and value == 0
+
+
+def _is_one(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value == 1
+
+
+def _never_negative(offset) -> bool:
+    """A constant offset that is not negative (a run-time one may be: such elements read padding)."""
+    return isinstance(offset, int) and offset >= 0
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero") -> tensor_descriptor:
+    """A descriptor of the array at `base` (a pointer) with `shape` and `strides` (in elements; scalars
+    or constants), read and written in blocks of `block_shape` (constants, powers of two)."""
+    if not isinstance(base, tensor) or not base.dtype.is_ptr() or base.shape:
+        raise SemanticError(f"tl.make_tensor_descriptor: base must be a scalar pointer, got {base!r}")
+    block = builtins._shape(block_shape, "block_shape")
+    shape, strides = list(shape), list(strides)
+    if not 1 <= len(block) <= MAX_RANK:
+        raise SemanticError(
+            f"tl.make_tensor_descriptor: rank {len(block)}; descriptors have 1 to {MAX_RANK} dimensions"
+        )
+    if len(shape) != len(block) or len(strides) != len(block):
+        raise SemanticError(
+            f"tl.make_tensor_descriptor: {len(shape)} dimensions in shape, {len(strides)} strides and "
+            f"{len(block)} in block_shape; all three need one per dimension"
+        )
+    shape = [_scalar_int(s, f"tl.make_tensor_descriptor: shape[{d}]") for d, s in enumerate(shape)]
+    strides = [_scalar_int(s, f"tl.make_tensor_descriptor: strides[{d}]") for d, s in enumerate(strides)]
+    if padding_option not in ("zero", "nan"):
+        raise SemanticError(
+            f"tl.make_tensor_descriptor: padding_option {padding_option!r} is not 'zero' or 'nan'"
+        )
+    if padding_option == "nan" and not base.dtype.element_ty.is_floating():
+        raise SemanticError(f"tl.make_tensor_descriptor: padding 'nan' for {base.dtype.element_ty} values")
+    return tensor_descriptor(base, shape, strides, block, padding_option)
