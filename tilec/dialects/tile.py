@@ -416,6 +416,10 @@ def _v_load(op):
             _fail(op, "'other' requires a mask")
         if other.type != res:
             _fail(op, f"'other' must have the result type {res}, got {other.type}")
+    coords = seg.get("coords") or []
+    if coords or "descriptor" in op.attributes:
+        if "descriptor" not in op.attributes or len(coords) != len(shape_of(ptr)):
+            _fail(op, f"a descriptor block needs the `descriptor` attribute and {len(shape_of(ptr))} coords")
     _check_hints(op)
 
 
@@ -677,12 +681,20 @@ def _ops() -> list[OpSpec]:
             "load",
             "Reads memory at every pointer. Where `mask` is false nothing is read and the element is "
             "`other` (undefined without `other`). Optional hints: `cache` (ca, cg, cs, cv), "
-            "`eviction` (evict_first, evict_last), `volatile` (unit).",
-            '%x = "tile.load"(%p, %m, %zero) {operandSegmentSizes = array<i32: 1, 1, 1>} : '
+            "`eviction` (evict_first, evict_last), `volatile` (unit). A block read through a tensor "
+            "descriptor argument also names it (`descriptor`, the argument's name) and gives the "
+            "block's coordinates in it (`coords`, one i32 per dimension): a target with tensor copy "
+            "hardware may copy the block with them instead (pointers and mask say the same).",
+            '%x = "tile.load"(%p, %m, %zero) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : '
             "(tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>",
-            operands=(one("ptr"), one("mask", "optional"), one("other", "optional")),
+            operands=(
+                one("ptr"),
+                one("mask", "optional"),
+                one("other", "optional"),
+                one("coords", "variadic", _I32),
+            ),
             results=(one("result"),),
-            optional_attributes=("cache", "eviction", "volatile"),
+            optional_attributes=("cache", "eviction", "volatile", "descriptor"),
             verify=_v_load,
         ),
         OpSpec(
@@ -952,14 +964,19 @@ def _hint_attrs(cache: str = "", eviction: str = "") -> dict:
     return attrs
 
 
-def load(ptr, mask=None, other=None, *, cache="", eviction="", volatile=False, loc=None, ip=None):
+def load(
+    ptr, mask=None, other=None, *, cache="", eviction="", volatile=False, coords=(), descriptor=None,
+    loc=None, ip=None,
+):  # fmt: skip
     result = with_shape(pointee_type(element_of(ptr.type)), shape_of(ptr.type))
     m = [mask] if mask is not None else []
     o = [other] if other is not None else []
-    attrs = {**_segment_attr([ptr], m, o), **_hint_attrs(cache, eviction)}
+    attrs = {**_segment_attr([ptr], m, o, list(coords)), **_hint_attrs(cache, eviction)}
     if volatile:
         attrs["volatile"] = ir.UnitAttr.get()
-    return _create("load", [result], [ptr, *m, *o], attrs, loc=loc, ip=ip).result
+    if descriptor is not None:
+        attrs["descriptor"] = ir.StringAttr.get(descriptor)
+    return _create("load", [result], [ptr, *m, *o, *coords], attrs, loc=loc, ip=ip).result
 
 
 def store(ptr, value, mask=None, *, cache="", eviction="", loc=None, ip=None) -> ir.Operation:

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import numbers
 
+from tilec._lazy import lazy_module
+
 from . import builtins, core, semantic
 from .builtins import builtin
 from .core import tensor
 from .semantic import SemanticError
+
+tile = lazy_module("tilec.dialects.tile")
 
 MAX_RANK = 5  # as the hardware's tensor copies
 
@@ -25,9 +29,13 @@ MAX_RANK = 5  # as the hardware's tensor copies
 class tensor_descriptor:
     """A block view of a strided array (see the module doc)."""
 
-    def __init__(self, base: tensor, shape: list, strides: list, block_shape: tuple, padding: str = "zero"):
+    def __init__(
+        self, base: tensor, shape: list, strides: list, block_shape: tuple, padding: str = "zero",
+        argument: str | None = None,
+    ):  # fmt: skip
         self.base, self.shape, self.strides = base, list(shape), list(strides)
         self.block_shape, self.padding = tuple(block_shape), padding
+        self.argument = argument  # the kernel argument it came as (None: made in the kernel)
 
     @property
     def dtype(self) -> core.dtype:
@@ -44,8 +52,21 @@ class tensor_descriptor:
     def load(self, offsets) -> tensor:
         """The block at `offsets` (one coordinate per dimension); outside `shape`: the padding value."""
         ptr, mask = self._block(offsets, "load")
-        other = float("nan") if self.padding == "nan" else 0
-        return builtins.load(ptr, mask, other)
+        other = semantic.broadcast_to(
+            semantic.cast(
+                semantic.to_tensor(float("nan") if self.padding == "nan" else 0, self.dtype), self.dtype
+            ),
+            ptr.shape,
+        )
+        # An argument's blocks also carry their coordinates: a target with tensor copy hardware
+        # (sm_90a) may copy them through a tensor map the launcher encodes from the descriptor.
+        coords = []
+        if self.argument is not None:
+            coords = [semantic.cast(semantic.to_tensor(o), core.int32).handle for o in offsets]
+        handle = tile.load(
+            ptr.handle, mask.handle, other.handle, coords=coords, descriptor=self.argument if coords else None
+        )
+        return tensor(handle, self.dtype, ptr.shape)
 
     @builtin
     def store(self, offsets, value) -> None:

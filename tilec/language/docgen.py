@@ -59,6 +59,18 @@ def _entry(name: str, fn) -> str:
     return text
 
 
+def _descriptors() -> str:
+    """Tensor descriptors: tl.make_tensor_descriptor and the methods of a descriptor."""
+    from tilec.language import descriptors
+
+    text = "## Tensor descriptors\n\n" + inspect.getdoc(descriptors).split("\n\n", 1)[1] + "\n\n"
+    text += _entry("make_tensor_descriptor", tl.make_tensor_descriptor) + "\n"
+    for method in ("load", "store"):
+        entry = _entry(method, getattr(descriptors.tensor_descriptor, method))
+        text += entry.replace("`tl.", "`desc.").replace("(self, ", "(") + "\n"
+    return text
+
+
 def render() -> str:
     out = [HEADER]
     public = {n for n in dir(tl) if not n.startswith("_")}
@@ -71,6 +83,8 @@ def render() -> str:
         for name in names:
             out.append(_entry(name, getattr(tl, name)))
             listed.add(name)
+    out.append(_descriptors())
+    listed.add("make_tensor_descriptor")
     aliases = sorted(
         n
         for n in public - listed

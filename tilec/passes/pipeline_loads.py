@@ -34,6 +34,7 @@ from tilec.dialects import tile
 from . import cp_async, mma, wgmma
 from .base import TilePass, ops_named
 from .hoist_loads import is_pure, may_write
+from .lowering_common import segments
 
 _REGION_OPS_ALLOWED = {"tile.reduce", "tile.scan"}  # pure, their regions are combiners
 
@@ -254,20 +255,17 @@ class _Cloner:
 
 def _guarded_load(op: ir.Operation, cloner: _Cloner, guard: ir.Value) -> ir.Value:
     """`op` (a tile.load) cloned under `cloner`'s mapping, masked off where `guard` is false."""
-    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-    operands = [cloner.value(v) for v in op.operands]
-    ptr = operands[0]
-    mask = operands[1] if sizes[1] else None
-    other = operands[1 + sizes[1]] if sizes[2] else None
+    seg = {name: [cloner.value(v) for v in values] for name, values in segments(op).items()}
+    ptr, mask, other = seg["ptr"][0], (seg["mask"] or [None])[0], seg["other"]
     shape = tile.shape_of(ptr.type)
     bounded = tile.splat(guard, shape) if shape else guard
     mask = bounded if mask is None else arith.andi(mask, bounded)
     attrs = {n: op.attributes[n] for n in op.attributes if n != "operandSegmentSizes"}
-    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 1 if other is not None else 0])
+    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, len(other), len(seg["coords"])])
     new = ir.Operation.create(
         "tile.load",
         results=[op.results[0].type],
-        operands=[ptr, mask] + ([other] if other is not None else []),
+        operands=[ptr, mask, *other, *seg["coords"]],
         attributes=attrs,
     )
     return new.results[0]

@@ -750,7 +750,7 @@ def _descriptor_argument(name: str, layout: tuple, scope: dict):
     _, block, padding = layout
     rank = len(block)
     parts = [scope[part] for part in part_names(name, rank)]
-    return tensor_descriptor(parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding)
+    return tensor_descriptor(parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding, name)
 
 
 def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:

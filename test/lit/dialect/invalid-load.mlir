@@ -3,7 +3,7 @@
 
 func.func @f0(%p: tensor<4x!tile.ptr<f32>>) {
   // expected-error @+1 {{result must be tensor<4xf32>}}
-  %0 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf16>
+  %0 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf16>
   return
 }
 
@@ -11,7 +11,7 @@ func.func @f0(%p: tensor<4x!tile.ptr<f32>>) {
 
 func.func @f1(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<8xi1>) {
   // expected-error @+1 {{mask must be i1 with shape [4]}}
-  %0 = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<4xf32>
+  %0 = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<4x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<4xf32>
   return
 }
 
@@ -19,7 +19,7 @@ func.func @f1(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<8xi1>) {
 
 func.func @f2(%p: tensor<4x!tile.ptr<f32>>) {
   // expected-error @+1 {{cache modifier 'zz' is not one of}}
-  %0 = "tile.load"(%p) {cache = "zz", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf32>
+  %0 = "tile.load"(%p) {cache = "zz", operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf32>
   return
 }
 
@@ -27,6 +27,6 @@ func.func @f2(%p: tensor<4x!tile.ptr<f32>>) {
 
 func.func @f3(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<4xf32>) {
   // expected-error @+1 {{'other' requires a mask}}
-  %0 = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>) -> tensor<4xf32>
   return
 }

@@ -72,8 +72,8 @@ func.func @matmul(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name
     %29 = arith.cmpi slt, %26, %28 : tensor<1x32xi32>
     %30 = "tile.broadcast"(%29) : (tensor<1x32xi1>) -> tensor<64x32xi1>
     %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x32xf16>
-    %31 = "tile.load"(%arg6, %30, %cst_4) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
-    %32 = "tile.load"(%arg7) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
+    %31 = "tile.load"(%arg6, %30, %cst_4) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+    %32 = "tile.load"(%arg7) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
     %33 = "tile.dot"(%31, %32, %arg5) {input_precision = "ieee"} : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
     %cst_6 = arith.constant dense<32> : tensor<64x32xi32>
     %34 = "tile.addptr"(%arg6, %cst_6) : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f16>>
@@ -142,7 +142,7 @@ func.func @attention_core(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, t
   %8 = "tile.broadcast"(%6) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
   %9 = "tile.broadcast"(%7) : (tensor<1x64xi32>) -> tensor<64x64xi32>
   %10 = "tile.addptr"(%8, %9) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
-  %11 = "tile.load"(%10) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+  %11 = "tile.load"(%10) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
   %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
   %c0_i32 = arith.constant 0 : i32
   %c64_i32_0 = arith.constant 64 : i32
@@ -159,7 +159,7 @@ func.func @attention_core(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, t
     %30 = "tile.broadcast"(%28) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
     %31 = "tile.broadcast"(%29) : (tensor<1x64xi32>) -> tensor<64x64xi32>
     %32 = "tile.addptr"(%30, %31) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
-    %33 = "tile.load"(%32) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+    %33 = "tile.load"(%32) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
     %34 = "tile.trans"(%33) {order = array<i32: 1, 0>} : (tensor<64x64xf16>) -> tensor<64x64xf16>
     %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
     %35 = "tile.dot"(%11, %34, %cst_3) {input_precision = "ieee"} : (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -173,7 +173,7 @@ func.func @attention_core(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, t
     %42 = "tile.broadcast"(%40) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x64x!tile.ptr<f16>>
     %43 = "tile.broadcast"(%41) : (tensor<1x64xi32>) -> tensor<64x64xi32>
     %44 = "tile.addptr"(%42, %43) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f16>>
-    %45 = "tile.load"(%44) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
+    %45 = "tile.load"(%44) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64x!tile.ptr<f16>>) -> tensor<64x64xf16>
     %cst_5 = arith.constant 5.000000e-01 : f32
     %46 = "tile.splat"(%cst_5) : (f32) -> tensor<64x64xf32>
     %47 = arith.mulf %arg6, %46 : tensor<64x64xf32>

@@ -24,7 +24,7 @@ func.func @copy(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %dst: !tile
   %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
   %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
   %p = "tile.addptr"(%ps, %offs) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
-  %v = "tile.load"(%p, %mask) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+  %v = "tile.load"(%p, %mask) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
   %qs = "tile.splat"(%dst) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
   %q = "tile.addptr"(%qs, %offs) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
   "tile.store"(%q, %v, %mask) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
@@ -53,7 +53,7 @@ func.func @total(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !til
   %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32>
   %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
   %p = "tile.addptr"(%ps, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
-  %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
   %s = "tile.reduce"(%v) ({
   ^bb0(%a: f32, %b: f32):
     %c = arith.addf %a, %b : f32

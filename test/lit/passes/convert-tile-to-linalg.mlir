@@ -23,7 +23,7 @@ func.func @load_store(%p: !tile.ptr<f32>, %n: i32) {
   %m = arith.cmpi slt, %r, %ns : tensor<8xi32>
   %ps = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<8x!tile.ptr<f32>>
   %q = "tile.addptr"(%ps, %r) : (tensor<8x!tile.ptr<f32>>, tensor<8xi32>) -> tensor<8x!tile.ptr<f32>>
-  %v = "tile.load"(%q, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<8x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<8xf32>
+  %v = "tile.load"(%q, %m) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<8x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<8xf32>
   %t = "tile.reshape"(%v) : (tensor<8xf32>) -> tensor<2x4xf32>
   %q2 = "tile.reshape"(%q) : (tensor<8x!tile.ptr<f32>>) -> tensor<2x4x!tile.ptr<f32>>
   "tile.store"(%q2, %t) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4x!tile.ptr<f32>>, tensor<2x4xf32>) -> ()

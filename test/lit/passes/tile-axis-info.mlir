@@ -17,7 +17,7 @@ func.func @k(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.di
   %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
   %ps = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
   %q = "tile.addptr"(%ps, %offs) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
-  %v = "tile.load"(%q, %mask) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+  %v = "tile.load"(%q, %mask) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
   "tile.store"(%q, %v, %mask) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
   return
 }

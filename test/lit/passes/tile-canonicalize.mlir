@@ -55,11 +55,11 @@ func.func @addptr_nonzero(%p: !tile.ptr<f32>) -> !tile.ptr<f32> {
 
 // Loads and stores whose mask is all true lose the mask (and `other`).
 // CHECK-LABEL: func.func @true_masks
-// CHECK: %[[V:.*]] = "tile.load"(%arg0) {operandSegmentSizes = array<i32: 1, 0, 0>}
+// CHECK: %[[V:.*]] = "tile.load"(%arg0) {operandSegmentSizes = array<i32: 1, 0, 0, 0>}
 // CHECK: "tile.store"(%arg0, %[[V]]) {operandSegmentSizes = array<i32: 1, 1, 0>}
 func.func @true_masks(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<128xf32>) {
   %true = arith.constant dense<true> : tensor<128xi1>
-  %v = "tile.load"(%p, %true, %o) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>
+  %v = "tile.load"(%p, %true, %o) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>
   %t = arith.constant true
   %m = "tile.splat"(%t) : (i1) -> tensor<128xi1>
   "tile.store"(%p, %v, %m) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>) -> ()
@@ -70,9 +70,9 @@ func.func @true_masks(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<128xf32>) {
 
 // A mask that is not constant stays.
 // CHECK-LABEL: func.func @dynamic_mask
-// CHECK: "tile.load"(%arg0, %arg1) {operandSegmentSizes = array<i32: 1, 1, 0>}
+// CHECK: "tile.load"(%arg0, %arg1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>}
 func.func @dynamic_mask(%p: tensor<128x!tile.ptr<f32>>, %m: tensor<128xi1>) -> tensor<128xf32> {
-  %v = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>) -> tensor<128xf32>
+  %v = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>) -> tensor<128xf32>
   return %v : tensor<128xf32>
 }
 
@@ -99,7 +99,7 @@ func.func @splat_of_constant() -> tensor<16xf32> {
 func.func @cse_dce(%p: tensor<64x!tile.ptr<i32>>) {
   %a = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
   %b = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
-  %unused = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<i32>>) -> tensor<64xi32>
+  %unused = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x!tile.ptr<i32>>) -> tensor<64xi32>
   %s = arith.addi %a, %b : tensor<64xi32>
   "tile.store"(%p, %s) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x!tile.ptr<i32>>, tensor<64xi32>) -> ()
   return

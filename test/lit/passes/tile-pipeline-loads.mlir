@@ -33,7 +33,7 @@ func.func @sum_rows(%x: !tile.ptr<f32>, %n: i32) -> tensor<64xf32> {
   %xs = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<64x!tile.ptr<f32>>
   %p0 = "tile.addptr"(%xs, %r) : (tensor<64x!tile.ptr<f32>>, tensor<64xi32>) -> tensor<64x!tile.ptr<f32>>
   %res:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<64xf32>, tensor<64x!tile.ptr<f32>>) : i32 {
-    %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
+    %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
     %s = arith.addf %acc, %v : tensor<64xf32>
     %p2 = "tile.addptr"(%p, %c64) : (tensor<64x!tile.ptr<f32>>, tensor<64xi32>) -> tensor<64x!tile.ptr<f32>>
     scf.yield %s, %p2 : tensor<64xf32>, tensor<64x!tile.ptr<f32>>
@@ -55,7 +55,7 @@ func.func @copy_rows(%x: !tile.ptr<f32>, %n: i32) {
   %xs = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<64x!tile.ptr<f32>>
   %p = "tile.addptr"(%xs, %r) : (tensor<64x!tile.ptr<f32>>, tensor<64xi32>) -> tensor<64x!tile.ptr<f32>>
   scf.for %k = %c0 to %n step %c1 : i32 {
-    %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
+    %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
     "tile.store"(%p, %v) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x!tile.ptr<f32>>, tensor<64xf32>) -> ()
   }
   return
@@ -107,11 +107,11 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.p
     %in = arith.cmpi slt, %kcol, %lefts : tensor<1x32xi32>
     %mask = "tile.broadcast"(%in) : (tensor<1x32xi1>) -> tensor<64x32xi1>
     %z = arith.constant dense<0.0> : tensor<64x32xf16>
-    %x = "tile.load"(%pa, %mask, %z) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
-    %y = "tile.load"(%pb) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
+    %x = "tile.load"(%pa, %mask, %z) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+    %y = "tile.load"(%pb) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
     %ones = arith.constant dense<1.0> : tensor<64xf32>
     %smask = arith.constant dense<true> : tensor<64xi1>
-    %v = "tile.load"(%ps, %smask, %ones) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x!tile.ptr<f32>>, tensor<64xi1>, tensor<64xf32>) -> tensor<64xf32>
+    %v = "tile.load"(%ps, %smask, %ones) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x!tile.ptr<f32>>, tensor<64xi1>, tensor<64xf32>) -> tensor<64xf32>
     %d = "tile.dot"(%x, %y, %acc) {input_precision = "ieee"} : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
     %sum2 = arith.addf %sum, %v : tensor<64xf32>
     %sa = arith.constant dense<32> : tensor<64x32xi32>
