@@ -109,6 +109,22 @@ def matmul_kernel(
 
 
 @jit
+def matmul_descriptor_kernel(
+    a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):  # fmt: skip
+    """C = A @ B through tensor descriptors (blocks [BLOCK_M, BLOCK_K], [BLOCK_K, BLOCK_N] and
+    [BLOCK_M, BLOCK_N]): on Hopper both compilers copy the tiles with the tensor copy engine."""
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@jit
 def matmul_bt_kernel(
     a_ptr,
     bt_ptr,

@@ -46,6 +46,10 @@ ATTENTION_CONFIGS = [
     (128, 128, 8, 3),
 ]  # BM, BN, warps, stages
 
+# Descriptor rows also try 4 stages at 128x256: it won 2 of the 4 descriptor rows for tilec in a
+# first H200 run (session 9).
+DESCRIPTOR_EXTRA = [(128, 256, 64, 8, 4)]
+
 # For --winners: the configs that won most rows of the full search on an H200 (session 6: all but
 # 4 of the 21 rows for tilec or Triton); fp32 rows search FP32_CONFIGS either way.
 WINNERS = {
@@ -90,6 +94,26 @@ def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stage
     module.matmul_bt_kernel[grid](
         a, bt, c, M, N, K, a.stride(0), bt.stride(0), c.stride(0),
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
+def _matmul_descriptors(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
+    """C = A @ B with each matrix passed as a tensor descriptor (each compiler's host class)."""
+    if module.__name__.endswith("triton"):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+    else:
+        from tilec import TensorDescriptor
+    M, K = a.shape
+    N = b.shape[1]
+    descs = (
+        TensorDescriptor.from_tensor(a, [block_m, block_k]),
+        TensorDescriptor.from_tensor(b, [block_k, block_n]),
+        TensorDescriptor.from_tensor(c, [block_m, block_n]),
+    )
+    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
+    module.matmul_descriptor_kernel[grid](
+        *descs, M, N, K, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
+        num_warps=num_warps, num_stages=num_stages,
     )  # fmt: skip
 
 
@@ -153,6 +177,37 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                     "tilec_config": list(cfg_tilec),
                     "triton_config": list(cfg_triton),
                     **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+                }
+            )
+
+    # The same products through tensor descriptors (Triton's TensorDescriptor for Triton): on the
+    # H200 both compilers copy the tiles with TMA
+    for dtype, dname in ((torch.float16, "fp16 descriptors"), (torch.bfloat16, "bf16 descriptors")):
+        for size in [4096] if quick else [4096, 8192]:
+            a = torch.randn(size, size, device="cuda", dtype=dtype)
+            b = torch.randn(size, size, device="cuda", dtype=dtype)
+            c = torch.empty(size, size, device="cuda", dtype=dtype)
+            ref = a @ b
+
+            def check(cfg, c=c, ref=ref):
+                torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+
+            descriptor_configs = configs + DESCRIPTOR_EXTRA
+            t_tilec, cfg_tilec = _best(
+                lambda cfg: _matmul_descriptors(tk, a, b, c, *cfg), descriptor_configs, check
+            )
+            t_triton, cfg_triton = _best(
+                lambda cfg: _matmul_descriptors(tr, a, b, c, *cfg), descriptor_configs, check
+            )
+            times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+            record(
+                {
+                    "kernel": "matmul",
+                    "size": f"{size}x{size}x{size}",
+                    "dtype": dname,
+                    "tilec_config": list(cfg_tilec),
+                    "triton_config": list(cfg_triton),
+                    **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
                 }
             )
 

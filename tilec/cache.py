@@ -86,6 +86,7 @@ def kernel_key(source_key: str, specialization, target: str, options) -> str:
         target,
         repr(options),
         os.environ.get("TILEC_NO_PTXAS", ""),
+        os.environ.get("TILEC_NO_TMA", ""),
     ]
     if target == "cpu":
         parts.append(host_fingerprint())

@@ -236,40 +236,171 @@ def _ptxas(ptx: str, tmp_path) -> None:
         subprocess.run(["ptxas", "-arch=sm_90a", str(path), "-o", str(tmp_path / "k.cubin")], check=True)
 
 
-def test_descriptor_matmul_streams_into_warpgroup_mma(tmp_path):
-    """On sm_90a the blocks go to the tensor cores as plain loads would: wgmma fed by 16-byte
-    cp.async copies (the strides' 16-byte alignment is known), the result stored 16 bytes a lane."""
+def _descriptor_matmul_sm90(**options):
     a, b = np.zeros((512, 512), np.float16), np.zeros((512, 512), np.float16)
     c = np.zeros((512, 512), np.float16)
-    kernel = matmul_descriptors.warmup(
-        D(a, [128, 64]), D(b, [64, 128]), c, 512, BM=128, BN=128, BK=64, target="sm_90a", num_stages=4
+    return matmul_descriptors.warmup(
+        D(a, [128, 64]), D(b, [64, 128]), c, 512, BM=128, BN=128, BK=64, target="sm_90a", **options
     )
+
+
+def test_descriptor_matmul_copies_by_tma(tmp_path):
+    """On sm_90a the operand tiles of a descriptor are copied by the tensor copy engine: one thread
+    issues them, counted on one mbarrier per ring buffer; A (rows in the instruction's order) goes
+    in one 5-D box per tile when the tile lies in whole 64-row blocks of the tensor, else in 8-row
+    boxes; the three tensor maps are 128-byte grid-constant parameters the launcher encodes."""
+    kernel = _descriptor_matmul_sm90(num_stages=4)
     ptx = kernel.asm["ptx"]
-    assert "wgmma.mma_async" in ptx
+    assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx
+    copies = re.findall(r"cp\.async\.bulk\.tensor\.(\d)d\.shared::cluster\.global\.tile\.mbarrier", ptx)
+    # prologue (3 iterations) and loop: A gathered (1) or in 8-row boxes (16), B (2 bands of 64 columns)
+    assert copies.count("5") == 4 and copies.count("2") == 4 * (16 + 2)
+    assert len(re.findall(r"mbarrier\.init\.shared::cta\.b64", ptx)) == 5  # depth + 2 buffers
+    assert "mbarrier.try_wait.parity" in ptx and "mbarrier.arrive.expect_tx" in ptx
+    assert len(re.findall(r"\.param \.align 64 \.b8 matmul_descriptors_param_\d+\[128\]", ptx)) == 3
+    maps = kernel.metadata["tensor_maps"]
+    assert [m["descriptor"] for m in maps] == ["a_desc", "a_desc", "b_desc"]
+    assert maps[1]["row_factors"] == [[1, 8, 8], [32, 2, 2], [8, 4, 4], [64, "blocks", 2]]
+    assert maps[2]["band"] == 64 and maps[2]["row_factors"] == [[1, "blocks", 64]]
+    _ptxas(ptx, tmp_path)
+
+
+def test_without_tma_descriptor_tiles_stream_by_cp_async(monkeypatch, tmp_path):
+    """TILEC_NO_TMA=1: the same tiles go by cp.async (the strides' 16-byte alignment is known, so
+    16-byte copies), and the kernel takes no tensor maps."""
+    monkeypatch.setenv("TILEC_NO_TMA", "1")
+    matmul_descriptors.cache.clear()
+    kernel = _descriptor_matmul_sm90(num_stages=4)
+    matmul_descriptors.cache.clear()
+    ptx = kernel.asm["ptx"]
+    assert "cp.async.bulk" not in ptx and "tensor_maps" not in kernel.metadata
     assert len(re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16", ptx)) == 64
-    assert "cp.async.ca" not in ptx
     assert len(re.findall(r"st\.global\.v4", ptx)) == 16
     _ptxas(ptx, tmp_path)
 
 
+@pytest.mark.parametrize(
+    "rows,warps,factors",
+    [
+        (128, 4, [[1, 8], [32, 2], [8, 4], [64, 2]]),
+        (64, 4, [[1, 8], [32, 2], [8, 4]]),
+        (256, 4, [[1, 8], [32, 2], [8, 4], [64, 4]]),
+        (128, 8, [[1, 8], [64, 2], [8, 4], [32, 2]]),
+        (256, 8, None),  # five row factors: a 6-D map
+        (32, 4, None),  # one repeat: rows 16 apart in shared memory
+    ],
+)
+def test_gather_factors_follow_the_instruction_rows(rows, warps, factors):
+    from tilec.passes import tma
+
+    assert tma.gather_factors(rows, warps) == factors
+
+
+def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
+    """What the launcher asks cuTensorMapEncodeTiled for (the driver itself is replaced here)."""
+    from tilec.targets.nvidia import tensor_maps
+
+    calls = []
+
+    class Encoder:
+        def encode(self, out, dtype, rank, address, dims, strides, box, element_strides, *modes):
+            calls.append((dtype, rank, address, dims[:rank], strides[: rank - 1], box[:rank], modes))
+            return 0
+
+    monkeypatch.setattr(tensor_maps, "_encoder", lambda: Encoder())
+    common = {"descriptor": "a", "base": 0, "rows": ["arg", 1], "cols": ["arg", 2], "row_stride": ["arg", 3]}
+    specs = [
+        {**common, "element": "f16", "band": 64, "row_factors": [[1, "blocks", 8]], "swizzle": 128},
+        {
+            **common,
+            "element": "f16",
+            "band": 64,
+            "row_factors": [[1, 8, 8], [32, 2, 2], [8, 4, 4], [64, "blocks", 2]],
+            "swizzle": 128,
+        },
+    ]
+    import ctypes
+
+    slots = [(ctypes.c_ubyte * 128)() for _ in specs]
+    maps = tensor_maps.TensorMaps("k", specs, slots)
+    args = [None, 1000, 520, 528]
+    maps.fill(lambda i: 0x10000, args)
+    maps.fill(lambda i: 0x10000, args)  # the same launch again: encoded once
+    assert len(calls) == 2
+    assert calls[0] == (6, 2, 0x10000, [520, 1000], [1056], [64, 8], (0, 3, 3, 0))
+    # rows 1000 -> 15 whole blocks of 64; strides in bytes: 1, 32, 8 and 64 rows of 1056 bytes
+    assert calls[1][:6] == (
+        6,
+        5,
+        0x10000,
+        [520, 8, 2, 4, 15],
+        [1056, 32 * 1056, 8 * 1056, 64 * 1056],
+        [64, 8, 2, 4, 2],
+    )
+
+
+def test_tensor_map_params_must_be_pointers():
+    from mlir import ir
+
+    from tilec.dialects import tile
+    from tilec.passes import PassError, TensorMapParamsPass
+
+    with tile.make_context():
+        module = ir.Module.parse(
+            "llvm.func @k(%map: i64) attributes {nvvm.kernel, tilec.tensor_map_params = array<i32: 0>} "
+            "{ llvm.return }"
+        )
+        with pytest.raises(PassError, match="tensor-map parameter 0 is not an !llvm.ptr"):
+            TensorMapParamsPass().run(module)
+
+
+@tilec.jit
+def read_far_block(src, out_ptr, row, BN: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BN), tl.reshape(src.load([row, 0]), (BN,)))
+
+
+def test_offsets_past_two_gigaelements_use_64_bits(target):
+    """A descriptor whose elements span more than 2**31 offsets computes them in 64 bits (here
+    strides make a small array look huge: only the rows read exist)."""
+    big_stride = 2**28  # row 8 starts 2**31 elements in
+    data = np.zeros(16, np.float32)
+    data[:] = np.arange(16)
+    view = types.SimpleNamespace(base=data, shape=[9, 16], strides=[big_stride, 1], block_shape=[1, 16])
+    out = np.zeros(16, np.float32)
+    read_far_block[(1,)](view, out, 0, BN=16)
+    np.testing.assert_array_equal(out, np.arange(16))
+    assert "i64" in read_far_block.cache[next(iter(read_far_block.cache))].asm["tile"]
+
+
 @pytest.mark.gpu
 @needs_gpu
+@pytest.mark.parametrize("tma", [True, False], ids=["tma", "cp_async"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
-@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 136)])
-def test_descriptor_matmul_on_gpu(dtype, M, N, K):
+@pytest.mark.parametrize("config", [(128, 128, 4), (128, 256, 8), (64, 64, 4)], ids=str)
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 136), (1000, 776, 520)])
+def test_descriptor_matmul_on_gpu(dtype, config, M, N, K, tma, monkeypatch):
+    """On the H200 both ways of copying the tiles: tensor copies (A gathered in whole 64-row
+    blocks, 8-row boxes for the tile past them) and cp.async."""
     import torch
 
+    if not tma:
+        monkeypatch.setenv("TILEC_NO_TMA", "1")
+    matmul_descriptors.cache.clear()
     torch.manual_seed(0)
     t = getattr(torch, dtype)
     a = torch.randn(M, K, device="cuda", dtype=t)
     b = torch.randn(K, N, device="cuda", dtype=t)
     c = torch.full((M, N + 8), float("nan"), device="cuda", dtype=t)[:, :N]
-    bm, bn, bk = (128, 128, 32 if dtype == "float32" else 64)
+    bm, bn, warps = config
+    bk = 32 if dtype == "float32" else 64
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
-    matmul_descriptors[grid](
-        D(a, [bm, bk]), D(b, [bk, bn]), c, c.stride(0), BM=bm, BN=bn, BK=bk, num_stages=3
+    compiled = matmul_descriptors[grid](
+        D(a, [bm, bk]), D(b, [bk, bn]), c, c.stride(0), BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3
     )
     torch.cuda.synchronize()
+    kernel = next(iter(matmul_descriptors.cache.values()))
+    matmul_descriptors.cache.clear()
+    assert ("tensor_maps" in kernel.metadata) == tma, compiled
     expected = (a.double() @ b.double()).to(t)
     tolerance = 2e-2 if dtype == "float32" else 1e-1  # tf32 / 16-bit rounding of the result
     torch.testing.assert_close(c.float(), expected.float(), rtol=tolerance, atol=tolerance)

@@ -31,11 +31,14 @@ class tensor_descriptor:
 
     def __init__(
         self, base: tensor, shape: list, strides: list, block_shape: tuple, padding: str = "zero",
-        argument: str | None = None,
+        argument: str | None = None, wide_offsets: bool = True,
     ):  # fmt: skip
         self.base, self.shape, self.strides = base, list(shape), list(strides)
         self.block_shape, self.padding = tuple(block_shape), padding
         self.argument = argument  # the kernel argument it came as (None: made in the kernel)
+        # element offsets computed in 64 bits: an argument's launch says whether it needs them; one
+        # made in the kernel may be of any size
+        self.wide_offsets = wide_offsets
 
     @property
     def dtype(self) -> core.dtype:
@@ -100,6 +103,8 @@ class tensor_descriptor:
             for _ in range(self.rank - 1 - d):
                 index = semantic.expand_dims(index, len(index.shape))
             stride = self.strides[d]
+            if self.wide_offsets and not _is_one(stride):
+                index = semantic.cast(index, core.int64)
             ptr = ptr + (index if _is_one(stride) else index * stride)
             inside = index < self.shape[d]
             if not _never_negative(offset):

@@ -14,6 +14,7 @@ from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
+from .tensor_map_params import TensorMapParamsPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
@@ -30,8 +31,9 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuAtomicsPass,
         CpuVectorizeDotsPass,
         CpuWidenBoolBuffersPass,
+        TensorMapParamsPass,
         VerifyPass,
     )
 }
 
-__all__ = ["REGISTRY", "PassError", "TilePass"]
+__all__ = ["REGISTRY", "PassError", "TensorMapParamsPass", "TilePass"]

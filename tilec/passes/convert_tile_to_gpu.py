@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import cp_async, lower_fp8, mfma, mma, store_vectors, wgmma
+from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma
 from .base import PassError, TilePass
 from .layouts import Blocked, Interleaved, Slice, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
@@ -52,6 +52,7 @@ class ConvertTileToGpuPass(TilePass):
     mma: bool = False  # tl.dot on tensor cores (mma.sync, NVIDIA sm_80 and newer)
     wgmma: bool = False  # tl.dot on warpgroup tensor cores (wgmma.mma_async, NVIDIA sm_90a)
     mfma: bool = False  # tl.dot on matrix cores (v_mfma, AMD CDNA with wave64)
+    tma: bool = False  # descriptor tiles into warpgroup-MMA rings by tensor copies (tma.py; sm_90a)
 
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _APPROX:
@@ -70,6 +71,7 @@ class ConvertTileToGpuPass(TilePass):
             lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.wgmma = self.wgmma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.mfma = self.mfma and self.vendor == "amd" and self.warp_size == 64
+            lowering.tma = self.tma and lowering.wgmma
             lowering.run()
             k.erase()
 
@@ -155,6 +157,9 @@ class _KernelLowering:
         self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
         self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
         self.war_barriers: list = []  # (barrier, visibility barrier) of looped warpgroup-MMA dots
+        self.tma = False  # set by the pass: rings may be filled by tensor copies (tma.py)
+        self.tensor_maps: list = []  # what the launcher encodes for each tensor-map parameter
+        self.tensor_map_params: list = []  # their kernel parameters (!llvm.ptr block arguments)
         self.vector_for_shape = self._vector_widths()
         self.anchor_ops: list = []
 
@@ -276,12 +281,77 @@ class _KernelLowering:
             self.lower_block(block)
             gpu.ReturnOp([])
         wgmma.elide_war_barriers(self.war_barriers)
+        if self.tensor_maps:
+            self._declare_tensor_maps(gfn, entry)
         self.prologue_end.erase()
         for a in self.anchor_ops:
             a.erase()
         self._place_smem_regions()
         if self.smem_bytes:
             self._declare_smem(gfn)
+
+    def _descriptor_arguments(self, descriptor: str) -> dict:
+        """Field ("base", "shape[0]", ...) -> index of the kernel argument holding that part of a
+        descriptor argument (parts specialized to 1 are not arguments)."""
+        found = {}
+        if "arg_attrs" in self.fn.attributes:
+            for i, d in enumerate(ir.ArrayAttr(self.fn.attributes["arg_attrs"])):
+                d = ir.DictAttr(d)
+                name = ir.StringAttr(d["tile.name"]).value if "tile.name" in d else ""
+                if name.startswith(descriptor + "."):
+                    found[name[len(descriptor) + 1 :]] = i
+        return found
+
+    def descriptor_rows(self, descriptor: str) -> ir.Value:
+        """The descriptor's shape[0] in the kernel, as i32 (tensor copies take i32 coordinates)."""
+        index = self._descriptor_arguments(descriptor).get("shape[0]")
+        if index is None:
+            return _i32(1)
+        value = self.scalar(self.fn.regions[0].blocks[0].arguments[index])
+        i32 = ir.IntegerType.get_signless(32)
+        return value if value.type == i32 else arith.trunci(i32, value)
+
+    def tensor_map(self, descriptor: str, element: ir.Type, band: int, swizzle: int, rows: list) -> int:
+        """The index of the kernel parameter holding a tensor map of `descriptor` (a kernel argument):
+        boxes of `band` elements along a row (`swizzle`-byte rows) by row factors `rows` ([row
+        stride, extent or "blocks" (the tensor's rows in whole strides), box extent], fastest
+        first); a new parameter, after the kernel's arguments, the first time it is asked for."""
+        parts = self._descriptor_arguments(descriptor)
+
+        def part(field):  # an argument's index, or the value it was specialized to (1)
+            return ["arg", parts[field]] if field in parts else ["const", 1]
+
+        spec = {
+            "descriptor": descriptor,
+            "base": parts["base"],
+            "rows": part("shape[0]"),
+            "cols": part("shape[1]"),
+            "row_stride": part("strides[0]"),
+            "element": str(element),
+            "band": band,
+            "row_factors": rows,
+            "swizzle": swizzle,
+        }
+        if spec in self.tensor_maps:
+            return self.tensor_maps.index(spec)
+        self.tensor_maps.append(spec)
+        entry = self.entry_point.block
+        argument = entry.add_argument(ir.Type.parse("!llvm.ptr"), self.fn.location)
+        self.tensor_map_params.append(argument)
+        return len(self.tensor_maps) - 1
+
+    def _declare_tensor_maps(self, gfn, entry):
+        """The gpu.func takes the tensor-map parameters added by tensor_map (tensor_map_params.py
+        makes them 128-byte grid constants); `tilec.tensor_maps` tells the launcher what to encode."""
+        types = [a.type for a in entry.arguments]
+        gfn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
+        if "arg_attrs" in gfn.attributes:
+            attrs = list(ir.ArrayAttr(gfn.attributes["arg_attrs"]))
+            attrs += [ir.DictAttr.get({})] * (len(types) - len(attrs))
+            gfn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        first = len(types) - len(self.tensor_maps)
+        gfn.attributes["tilec.tensor_map_params"] = ir.DenseI32ArrayAttr.get(list(range(first, len(types))))
+        gfn.attributes["tilec.tensor_maps"] = tma.maps_attribute(self.tensor_maps)
 
     def _place_smem_regions(self):
         scratch = -(-self.smem_bytes // REGION_ALIGN) * REGION_ALIGN

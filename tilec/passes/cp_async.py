@@ -57,7 +57,7 @@ from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
 
-from . import mma, wgmma
+from . import mma, tma, wgmma
 from .base import ops_named
 from .layouts import Blocked
 from .lowering_common import DYNAMIC_INDEX, segments
@@ -84,6 +84,7 @@ class Stream:
     prologue: list
     ahead: ir.Operation
     width: int
+    tma: tma.TmaStream | None = None  # copied by the tensor copy engine instead (tma.py)
 
 
 @dataclass
@@ -105,6 +106,17 @@ class Ring:
     def operands(self) -> set:
         return set(self.streams)
 
+    @property
+    def tma(self) -> bool:
+        """Filled by tensor copies (tma.py) rather than cp.async."""
+        return all(stream.tma is not None for stream in self.streams.values())
+
+    def exists(self, lowering, iteration: ir.Value) -> ir.Value:
+        """i1: the loop has an iteration number `iteration` (lb + iteration * step < ub)."""
+        lb, ub, step = (lowering.scalar(v) for v in list(self.loop.operands)[:3])
+        index = iteration if lb.type == iteration.type else arith.index_cast(lb.type, iteration)
+        return arith.cmpi(arith.CmpIPredicate.slt, arith.addi(lb, arith.muli(index, step)), ub)
+
     def iteration(self, lowering) -> ir.Value:
         """(iv - lb) / step as i32, in the loop body."""
         i32 = ir.IntegerType.get_signless(32)
@@ -113,14 +125,22 @@ class Ring:
         index = arith.divsi(arith.subi(iv, lb), step)
         return index if index.type == i32 else arith.index_cast(i32, index)
 
-    def wait_for_current(self) -> None:
+    def wait_for_current(self, iteration: ir.Value) -> None:
         """This thread's copies of the current iteration have landed (those of later iterations,
-        and of this iteration for the loop's later dots, may still be in flight)."""
+        and of this iteration for the loop's later dots, may still be in flight); with tensor
+        copies, everyone's."""
+        if self.tma:
+            tma.wait(self, iteration)
+            return
         _asm(f"cp.async.wait_group {self.newer_groups};")
 
     def issue_ahead(self, lowering, iteration: ir.Value) -> None:
         """Copies of the tiles `depth` iterations ahead, into their buffer."""
         target = arith.addi(iteration, _c(self.depth))
+        if self.tma:
+            loads = {index: stream.ahead for index, stream in self.streams.items()}
+            tma.issue(lowering, self, loads, target, self.exists(lowering, target))
+            return
         for index in sorted(self.streams):
             stream = self.streams[index]
             copy(lowering, self, stream, stream.ahead, target)
@@ -130,8 +150,17 @@ def issue_prologues(lowering, rings: list) -> None:
     """Right before the loop: the copies of its first `depth` iterations, iteration by iteration and
     within one in the rings' order (the commit groups' order the waits count on; tile-hoist-loads
     may have reordered the loads themselves)."""
+    for ring in rings:
+        if ring.tma:
+            if ring.region is None:
+                ring.region = lowering.smem_region(ring.stages * ring.staging.bytes + 8 * ring.stages)
+            tma.init_barriers(lowering, ring)
     for slot in range(rings[0].depth):
         for ring in rings:
+            if ring.tma:
+                loads = {index: stream.prologue[slot] for index, stream in ring.streams.items()}
+                tma.issue(lowering, ring, loads, _c(slot), ring.exists(lowering, _c(slot)))
+                continue
             for index in sorted(ring.streams):
                 stream = ring.streams[index]
                 copy(lowering, ring, stream, stream.prologue[slot], _c(slot))
@@ -160,9 +189,15 @@ def plan(lowering) -> None:
         # of every ring, those of iteration i + depth of the rings before r (issued after their own
         # waits in this iteration) and those of iteration i of the rings after r: with N streams in
         # all, depth * N - (r's streams).
-        streams = sum(len(ring.streams) for ring in kept)
+        # (Rings filled by tensor copies commit no groups and wait on their barriers instead.)
+        streams = sum(len(ring.streams) for ring in kept if not ring.tma)
         for ring in kept:
             ring.newer_groups = ring.depth * streams - len(ring.streams)
+            for stream in ring.streams.values():
+                if ring.tma:
+                    stream.tma.register(lowering)
+                else:
+                    stream.tma = None
             lowering.rings[ring.dot] = ring
             for stream in ring.streams.values():
                 lowering.streamed.update([*stream.prologue, stream.ahead])
@@ -188,6 +223,8 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
     a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)
     staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True, a_in_registers=a_in_registers)
+    for index, stream in streams.items():
+        stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
     return Ring(dot, loop, depths.pop(), staging, streams, carried)
 
 

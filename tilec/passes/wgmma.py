@@ -509,7 +509,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     if ring is not None:
         iteration = ring.iteration(lowering)
         base = buffer_at(ring.region, ring.stages, iteration)
-        ring.wait_for_current()
+        ring.wait_for_current(iteration)
         if pipelined is not None:
             lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
     elif pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:

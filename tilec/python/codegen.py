@@ -747,10 +747,12 @@ def _descriptor_argument(name: str, layout: tuple, scope: dict):
 
     from .tensor_descriptor import part_names
 
-    _, block, padding = layout
+    _, block, padding, wide = layout
     rank = len(block)
     parts = [scope[part] for part in part_names(name, rank)]
-    return tensor_descriptor(parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding, name)
+    return tensor_descriptor(
+        parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding, name, wide_offsets=wide
+    )
 
 
 def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:

@@ -72,7 +72,7 @@ def part_names(name: str, rank: int) -> list:
 
 
 def check(name: str, value, where: str):
-    """(element dtype, block shape, padding) of a descriptor argument; a clear error when the
+    """(element dtype, block shape, padding, wide offsets) of a descriptor argument; a clear error when the
     descriptor cannot be used (rank, strides, alignment, block shape)."""
     shape, strides, block = list(value.shape), list(value.strides), list(value.block_shape)
     padding = getattr(value, "padding", "zero")
@@ -120,4 +120,7 @@ def check(name: str, value, where: str):
         )
     if padding == "nan" and not info.dtype.is_floating():
         raise ValueError(f"{where}: descriptor '{name}' pads with nan but holds {info.dtype}")
-    return info.dtype, tuple(block), padding
+    # Offsets past 2**31 - 1 elements need 64-bit address arithmetic where the blocks go through
+    # pointers (the tensor copies take coordinates and are unaffected).
+    wide = sum((d - 1) * s for d, s in zip(shape, strides) if d > 0) >= 2**31
+    return info.dtype, tuple(block), padding, wide

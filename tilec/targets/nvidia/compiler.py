@@ -10,6 +10,7 @@ Stages (the names of `compiled.asm` and TILEC_DUMP_IR):
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -43,6 +44,11 @@ def has_wgmma(arch: str) -> bool:
     return arch == "sm_90a"
 
 
+def uses_tma(arch: str) -> bool:
+    """Descriptor tiles feeding warpgroup MMA go by tensor copies (TILEC_NO_TMA=1: by cp.async)."""
+    return has_wgmma(arch) and os.environ.get("TILEC_NO_TMA", "0") in ("", "0")
+
+
 def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | None = None) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
@@ -59,13 +65,13 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
             f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))}}},canonicalize,cse",
+            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))}}},canonicalize,cse",
         ),
         Stage(
             "llvm",
             f"nvvm-attach-target{{chip={arch} features={features(arch)} O=3}},"
             "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
-            "reconcile-unrealized-casts)",
+            "reconcile-unrealized-casts),nvvm-tensor-map-params",
         ),
         Stage("ptx", "gpu-module-to-binary{format=isa}"),
     ]
@@ -73,7 +79,7 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
 
 def lower(
     module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
-) -> tuple[str, int]:
+) -> tuple[str, int, list]:
     """Runs the stages in place; returns the PTX and the bytes of dynamic shared memory it needs.
 
     The cp.async rings' depth (num_stages - 1) is limited per ring by shared memory, but the ring
@@ -85,7 +91,7 @@ def lower(
         backup = module.operation.clone() if has_wgmma(arch) and depth > 1 else None
         gpu_stage, *later = stages(arch, num_warps, num_stages, depth)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
-        shared = shared_bytes(module)
+        shared, maps = shared_bytes(module), tensor_maps(module)
         if backup is None or shared <= mma.SMEM_LIMIT:
             if backup is not None:
                 backup.erase()
@@ -97,7 +103,20 @@ def lower(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
         )
     asm["ptx"] = _ptx_of(module)
-    return asm["ptx"], shared
+    return asm["ptx"], shared, maps
+
+
+def tensor_maps(module: ir.Module) -> list:
+    """What the launcher encodes for the kernel's tensor-map parameters (tma.py), in their order."""
+    found = []
+
+    def visit(op):
+        if op.name == "gpu.func" and "tilec.tensor_maps" in op.attributes:
+            found.extend(json.loads(ir.StringAttr(op.attributes["tilec.tensor_maps"]).value))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 def _restore(module: ir.Module, backup: ir.Operation) -> None:
@@ -199,7 +218,7 @@ def _ptxas(ptx: str, arch: str) -> tuple[bytes | None, str | None]:
 
 def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
-    ptx, shared = lower(
+    ptx, shared, maps = lower(
         module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages
     )
     from tilec.timing import timed
@@ -215,3 +234,5 @@ def compile(kernel, module: ir.Module) -> None:
     kernel.metadata.update(
         {"num_warps": kernel.options.num_warps, "threads": kernel.options.num_warps * 32, "shared": shared}
     )
+    if maps:
+        kernel.metadata["tensor_maps"] = maps

@@ -12,6 +12,8 @@ import threading
 from tilec.python import arrays
 from tilec.targets import kernel_arg_ctype
 
+from .tensor_maps import MAP_BYTES, TensorMaps
+
 try:
     from cuda.bindings import driver as cu
 except ImportError:  # pragma: no cover - without cuda-python there is no NVIDIA runtime
@@ -138,7 +140,12 @@ class Launcher:
         self.shared = int(kernel.metadata.get("shared", 0))
         self.arg_types = kernel.arg_types
         self.slots = [kernel_arg_ctype(t)() for t in kernel.arg_types]
-        self.params = (ctypes.c_void_p * max(1, len(self.slots)))(*[ctypes.addressof(b) for b in self.slots])
+        # tensor maps (passes/tma.py): parameters after the arguments, encoded at each launch
+        map_specs = kernel.metadata.get("tensor_maps") or []
+        map_slots = [(ctypes.c_ubyte * MAP_BYTES)() for _ in map_specs]
+        self.tensor_maps = TensorMaps(kernel.name, map_specs, map_slots) if map_specs else None
+        every = self.slots + map_slots
+        self.params = (ctypes.c_void_p * max(1, len(every)))(*[ctypes.addressof(b) for b in every])
         self.params_address = ctypes.addressof(self.params)
         self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.scalars = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if not t.is_ptr()]
@@ -199,6 +206,8 @@ class Launcher:
             gx, gy, gz = grid
             if gx * gy * gz == 0:
                 return
+            if self.tensor_maps is not None:
+                self.tensor_maps.fill(lambda i: self.slots[i].value, args)
             if source is not None and hasattr(source, "get_device"):
                 device = source.get_device()
             entry = self.functions.get(device) or self.function(device)

@@ -1,0 +1,340 @@
+"""Ring operands copied by the Tensor Memory Accelerator (sm_90a), for convert-tile-to-gpu.
+
+A tile read through a tensor descriptor argument (`desc.load([i, j])`: a tile.load that names its
+`descriptor` and gives its `coords`) can reach a cp.async ring (cp_async.py) by a bulk tensor copy
+instead: one thread asks the copy engine for whole boxes of the tensor, which land in shared memory
+in the hardware's swizzled layout, with out-of-bounds elements zero (or NaN) filled by the hardware.
+The warps then issue no address arithmetic, no masks and no copies of their own.
+
+    ring of `stages` buffers + one mbarrier per buffer (after the buffers in the ring's region)
+    before the loop      thread 0: mbarrier.init (count 1) for each buffer; fence; bar.sync
+                         thread 0: the copies of the first `depth` iterations (those that exist)
+    iteration i          every thread: mbarrier.try_wait.parity on buffer i mod stages, phase
+                         (i / stages) & 1 (the barrier completes a phase per fill)
+                         bar.sync (as with cp.async: every warp is done with the buffer refilled next)
+                         thread 0: if iteration i + depth exists, expect_tx(bytes of its tiles) and
+                         its copies into buffer (i + depth) mod stages
+
+Copies are issued only for iterations that exist, so none is in flight when the loop ends; a loop
+entered again re-initializes its barriers (after the barrier that follows a nested ring loop).
+
+Boxes: a box's rows are S bytes (the staging's swizzle width; the tensor map swizzles as Staging
+does), so a tile is copied one S-byte column band at a time. B's bands are whole (k or n rows). A's
+rows sit in shared memory in the order of the instruction blocks (wgmma._hardware_row): a 5-D
+tensor map walks the rows in that order (gather_factors) and copies a band of A in one box when the
+tile lies in the tensor's whole blocks of 64 rows (16W: the map's outer extent counts whole blocks,
+since a box covers whole ones); otherwise A goes in 8-row boxes, which keep that order too. Boxes of
+8 rows were measured at 556 TFLOP/s on an H200 (fp16 4096^3, 128x256x64, 8 warps), one box at 671:
+the copy engine's cost is per request.
+
+The tensor maps are kernel parameters of their own (128-byte grid constants, appended after the
+kernel's arguments, see tensor_map_params.py) that the launcher encodes from the descriptor
+argument at each launch (cuTensorMapEncodeTiled): the gpu.func lists them in
+`tilec.tensor_maps`, JSON with where each map's base, shape and strides come from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, llvm, scf
+
+from tilec.dialects import tile
+
+from .lowering_common import segments
+
+A_BOX_ROWS = 8  # A's rows are permuted by 8-row groups (wgmma._hardware_row)
+MAX_BOX = 256  # elements along one box dimension
+
+
+@dataclass(frozen=True)
+class Box:
+    """One copy of a stream: the box at (row, col) of the tile, landing at byte `offset` of the
+    stage buffer."""
+
+    row: int
+    col: int
+    offset: int
+
+
+@dataclass
+class TmaStream:
+    """How one operand's tiles are copied: `boxes` through the 2-D map `boxes_map`; for A, when the
+    tile lies in whole row blocks of the tensor, one box per band through `gather_map` (a map that
+    walks the rows in the order the instruction reads them, see gather_factors)."""
+
+    descriptor: str
+    element: ir.Type
+    band: int  # elements along a box row (S bytes)
+    box_rows: int
+    swizzle: int
+    boxes: list
+    bytes: int  # of one iteration's tile
+    rows: int  # of the tile
+    cols: int
+    gather: list | None = None  # row factors [stride, extent] in shared-memory order (A only)
+    boxes_map: int = -1  # the kernel's tensor-map indices (set when the ring is kept)
+    gather_map: int = -1
+
+    def register(self, lowering) -> None:
+        common = (self.descriptor, self.element, self.band, self.swizzle)
+        self.boxes_map = lowering.tensor_map(*common, [[1, "blocks", self.box_rows]])
+        if self.gather is not None:
+            stride = self.gather_stride
+            factors = [[s, "blocks" if s == stride else e, e] for s, e in self.gather]
+            self.gather_map = lowering.tensor_map(*common, factors)
+
+    @property
+    def gather_stride(self) -> int:
+        """The row stride of the gather map's outermost factor, which also carries the tile's place."""
+        return max(s for s, _ in self.gather)
+
+
+def descriptor_of(load: ir.Operation) -> str | None:
+    if "descriptor" not in load.attributes or len(segments(load)["coords"]) != 2:
+        return None
+    return ir.StringAttr(load.attributes["descriptor"]).value
+
+
+def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | None:
+    """The boxes that copy operand `operand`'s tiles (the loads of one ring stream, all through one
+    descriptor), or None when they cannot go by tensor copies."""
+    if not lowering.tma or not staging.swizzle:
+        return None
+    names = {descriptor_of(load) for load in loads}
+    if len(names) != 1 or None in names:
+        return None
+    name = names.pop()
+    rows, cols = tile.shape_of(loads[0].results[0].type)
+    elem_bytes = staging.elem_bytes
+    width = staging.a_width if operand == 0 else staging.b_width
+    band = width // elem_bytes  # elements of one box row
+    box_rows = A_BOX_ROWS if operand == 0 else rows
+    if cols % band or rows % box_rows or box_rows > MAX_BOX or band > MAX_BOX:
+        return None
+    boxes = [
+        Box(r, c, _constant_offset(staging, operand, r, c))
+        for c in range(0, cols, band)
+        for r in range(0, rows, box_rows)
+    ]
+    if any(box.offset is None for box in boxes):
+        return None
+    element = tile.element_of(loads[0].results[0].type)
+    gather = gather_factors(rows, staging.num_warps) if operand == 0 else None
+    return TmaStream(
+        name, element, band, box_rows, width, boxes, rows * cols * elem_bytes, rows, cols, gather
+    )
+
+
+def gather_factors(rows: int, num_warps: int) -> list | None:
+    """A's rows as the instruction reads them, as factors [row stride, count] from the fastest to
+    the slowest, or None when that order needs more than the 4 row dimensions of a 5-D map.
+
+    Logical row r*8W + w*8 + g (wgmma._hardware_row; W warps, w = 4*wg + wl, repeat r = 2j + half)
+    sits at row (j*G + wg)*64 + wl*16 + half*8 + g of shared memory: walking g, half, wl, wg, j
+    in that order visits the rows in shared-memory order. The outermost factor also moves by whole
+    tiles (a tile's first row is a multiple of its stride), so the map's extent there is the
+    tensor's rows in whole blocks of that stride, and a tile past them goes by 8-row boxes."""
+    groups = num_warps // 4
+    repeats = rows // (8 * num_warps)
+    if repeats < 2 or repeats % 2:
+        return None
+    factors = [[1, 8], [8 * num_warps, 2], [8, 4], [32, groups], [16 * num_warps, repeats // 2]]
+    factors = [f for f in factors if f[1] > 1]
+    if len(factors) > 4:
+        return None
+    # check: the box's dense order is the shared-memory order of _hardware_row
+    position = 0
+    for index in _walk([e for _, e in factors]):
+        logical = sum(i * s for i, (s, _) in zip(index, factors))
+        if _hardware_row(logical, num_warps) != position:
+            return None
+        position += 1
+    outer = max(factors)
+    return factors if outer[0] * outer[1] == rows else None
+
+
+def _walk(extents: list):
+    """Index tuples with the first index fastest."""
+    if not extents:
+        yield ()
+        return
+    for rest in _walk(extents[1:]):
+        for i in range(extents[0]):
+            yield (i, *rest)
+
+
+def _hardware_row(row: int, num_warps: int) -> int:
+    """wgmma._hardware_row on integers."""
+    groups = num_warps // 4
+    g, w, r = row & 7, (row >> 3) & (num_warps - 1), row // (8 * num_warps)
+    wg, wl, j, half = w >> 2, w & 3, r >> 1, r & 1
+    return (((j * groups + wg) << 6) | (wl << 4)) | ((half << 3) | g)
+
+
+def _constant_offset(staging, operand: int, row: int, col: int) -> int | None:
+    """Staging's byte offset of element (row, col), folded to a constant (the box's start)."""
+    i32 = ir.IntegerType.get_signless(32)
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        r, c = arith.ConstantOp(i32, row).result, arith.ConstantOp(i32, col).result
+        value = staging.offset(operand, r, c)
+    return _fold(value)  # the scratch module goes with its Python object
+
+
+def _fold(value: ir.Value) -> int | None:
+    """The value of an arith expression of constants (Staging's offsets), evaluated here."""
+    op = value.owner
+    name = op.name
+    if name == "arith.constant":
+        return ir.IntegerAttr(op.attributes["value"]).value
+    args = [_fold(v) for v in op.operands]
+    if None in args:
+        return None
+    a, b = args
+    table = {
+        "arith.addi": lambda: a + b,
+        "arith.subi": lambda: a - b,
+        "arith.muli": lambda: a * b,
+        "arith.shli": lambda: a << b,
+        "arith.shrui": lambda: a >> b,
+        "arith.andi": lambda: a & b,
+        "arith.ori": lambda: a | b,
+        "arith.xori": lambda: a ^ b,
+        "arith.divui": lambda: a // b,
+        "arith.remui": lambda: a % b,
+    }
+    return table[name]() if name in table else None
+
+
+def maps_attribute(maps: list) -> ir.Attribute:
+    return ir.StringAttr.get(json.dumps(maps))
+
+
+# -- in the kernel ---------------------------------------------------------------------------------
+
+
+def barrier(ring, stage: ir.Value) -> ir.Value:
+    """The shared-memory address (u32) of the mbarrier of buffer `stage`."""
+    i32 = ir.IntegerType.get_signless(32)
+    base = llvm.PtrToIntOp(i32, ring.region).result
+    start = ring.stages * ring.staging.bytes
+    return arith.addi(base, arith.addi(_c(start), arith.muli(stage, _c(8))))
+
+
+def init_barriers(lowering, ring) -> None:
+    """Before the loop: thread 0 sets up one barrier per buffer (a fresh phase 0 each time the loop
+    is entered); the barrier makes them visible before anyone waits."""
+    first = _thread_zero(lowering)
+    with ir.InsertionPoint(first.then_block):
+        for stage in range(ring.stages):
+            _asm("mbarrier.init.shared::cta.b64 [$0], 1;", [barrier(ring, _c(stage))], "r")
+        _asm("fence.mbarrier_init.release.cluster;")
+        scf.YieldOp([])
+    from mlir.dialects import gpu
+
+    gpu.BarrierOp()
+
+
+def issue(lowering, ring, loads: dict, iteration: ir.Value, exists: ir.Value) -> None:
+    """Thread 0, if iteration `iteration` exists: the copies of its tiles (`loads`: operand -> the
+    tile.load of that iteration) into its buffer, counted on the buffer's barrier."""
+    guarded = scf.IfOp(arith.andi(arith.cmpi(arith.CmpIPredicate.eq, lowering.tid, _c(0)), exists))
+    with ir.InsertionPoint(guarded.then_block):
+        stage = arith.remui(iteration, _c(ring.stages))
+        bar = barrier(ring, stage)
+        total = sum(stream.tma.bytes for stream in ring.streams.values())
+        _asm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", [bar, _c(total)], "r,r")
+        i32 = ir.IntegerType.get_signless(32)
+        buffer = arith.addi(
+            llvm.PtrToIntOp(i32, ring.region).result, arith.muli(stage, _c(ring.staging.bytes))
+        )
+        for index in sorted(ring.streams):
+            stream = ring.streams[index].tma
+            row0, col0 = (lowering.scalar(v) for v in segments(loads[index])["coords"])
+            if stream.gather is None:
+                _copy_boxes(lowering, stream, buffer, row0, col0, bar)
+                continue
+            whole = scf.IfOp(_in_whole_blocks(lowering, stream, row0), has_else=True)
+            with ir.InsertionPoint(whole.then_block):
+                _copy_gathered(lowering, stream, buffer, row0, col0, bar)
+                scf.YieldOp([])
+            with ir.InsertionPoint(whole.else_block):
+                _copy_boxes(lowering, stream, buffer, row0, col0, bar)
+                scf.YieldOp([])
+        scf.YieldOp([])
+
+
+def _copy_boxes(lowering, stream: TmaStream, buffer, row0, col0, bar) -> None:
+    tensor_map = _map_address(lowering, stream.boxes_map)
+    for box in stream.boxes:
+        x = arith.addi(col0, _c(box.col)) if box.col else col0
+        y = arith.addi(row0, _c(box.row)) if box.row else row0
+        _bulk_copy(arith.addi(buffer, _c(box.offset)), tensor_map, [x, y], bar)
+
+
+def _copy_gathered(lowering, stream: TmaStream, buffer, row0, col0, bar) -> None:
+    """One box per band: the band's rows in the order the instruction reads them."""
+    tensor_map = _map_address(lowering, stream.gather_map)
+    stride = stream.gather_stride
+    block = arith.divsi(row0, _c(stride))
+    coords_of_rows = [block if s == stride else _c(0) for s, _ in stream.gather]
+    band_bytes = stream.rows * stream.swizzle  # A's atoms of S-byte rows follow each other (Staging)
+    for band, col in enumerate(range(0, stream.cols, stream.band)):
+        x = arith.addi(col0, _c(col)) if col else col0
+        _bulk_copy(arith.addi(buffer, _c(band * band_bytes)), tensor_map, [x, *coords_of_rows], bar)
+
+
+def _in_whole_blocks(lowering, stream: TmaStream, row0) -> ir.Value:
+    """The tile starts on a multiple of the gather map's outer stride and ends within the tensor's
+    whole blocks of that stride (the map covers no more: past them a box would read beyond M)."""
+    stride = stream.gather_stride
+    rows = lowering.descriptor_rows(stream.descriptor)
+    whole = arith.muli(arith.divsi(rows, _c(stride)), _c(stride))
+    aligned = arith.cmpi(arith.CmpIPredicate.eq, arith.remsi(row0, _c(stride)), _c(0))
+    inside = arith.andi(
+        arith.cmpi(arith.CmpIPredicate.sge, row0, _c(0)),
+        arith.cmpi(arith.CmpIPredicate.sle, arith.addi(row0, _c(stream.rows)), whole),
+    )
+    return arith.andi(aligned, inside)
+
+
+def _map_address(lowering, index: int) -> ir.Value:
+    return llvm.PtrToIntOp(ir.IntegerType.get_signless(64), lowering.tensor_map_params[index]).result
+
+
+def _bulk_copy(dst, tensor_map, coords: list, bar) -> None:
+    n = len(coords)
+    places = ", ".join(f"${i + 2}" for i in range(n))
+    _asm(
+        f"cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        f" [$0], [$1, {{{places}}}], [${n + 2}];",
+        [dst, tensor_map, *coords, bar],
+        "r,l," + "r," * n + "r",
+    )
+
+
+def wait(ring, iteration: ir.Value) -> None:
+    """Every thread: iteration `iteration`'s tiles have landed in its buffer."""
+    stage = arith.remui(iteration, _c(ring.stages))
+    phase = arith.andi(arith.divui(iteration, _c(ring.stages)), _c(1))
+    _asm(
+        "{\n.reg .pred done;\nwait:\nmbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+        "@!done bra.uni wait;\n}",
+        [barrier(ring, stage), phase],
+        "r,r",
+    )
+
+
+def _thread_zero(lowering) -> scf.IfOp:
+    return scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, lowering.tid, _c(0)))
+
+
+def _c(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(32), v).result
+
+
+def _asm(text: str, operands=(), constraints: str = "") -> None:
+    llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), list(operands), text, constraints, has_side_effects=True)
