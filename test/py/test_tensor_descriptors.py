@@ -385,7 +385,6 @@ def test_descriptor_matmul_on_gpu(dtype, config, M, N, K, tma, monkeypatch):
 
     if not tma:
         monkeypatch.setenv("TILEC_NO_TMA", "1")
-    matmul_descriptors.cache.clear()
     torch.manual_seed(0)
     t = getattr(torch, dtype)
     a = torch.randn(M, K, device="cuda", dtype=t)
@@ -394,14 +393,14 @@ def test_descriptor_matmul_on_gpu(dtype, config, M, N, K, tma, monkeypatch):
     bm, bn, warps = config
     bk = 32 if dtype == "float32" else 64
     grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
-    compiled = matmul_descriptors[grid](
-        D(a, [bm, bk]), D(b, [bk, bn]), c, c.stride(0), BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3
-    )
+    args = (D(a, [bm, bk]), D(b, [bk, bn]), c, c.stride(0))
+    options = {"BM": bm, "BN": bn, "BK": bk, "num_warps": warps, "num_stages": 3}
+    matmul_descriptors[grid](*args, **options)
     torch.cuda.synchronize()
-    kernel = next(iter(matmul_descriptors.cache.values()))
-    matmul_descriptors.cache.clear()
-    assert ("tensor_maps" in kernel.metadata) == tma, compiled
+    kernel = matmul_descriptors.warmup(*args, **options)  # the kernel that ran (compiled per TILEC_NO_TMA)
+    assert ("tensor_maps" in kernel.metadata) == tma
     expected = (a.double() @ b.double()).to(t)
-    tolerance = 2e-2 if dtype == "float32" else 1e-1  # tf32 / 16-bit rounding of the result
-    torch.testing.assert_close(c.float(), expected.float(), rtol=tolerance, atol=tolerance)
+    # tf32 keeps 10 mantissa bits of each input; 16-bit results round to 8 (bf16) or 11 bits
+    atol = 0.15 if dtype == "float32" else 1e-1
+    torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=atol)
     assert torch.isnan(c.as_strided((M, 8), (N + 8, 1), N)).all()  # padding past N untouched

@@ -264,7 +264,7 @@ class JITFunction:
         from tilec import compiler
 
         specs, spec_key = self.specialize(bound)
-        key = (spec_key, target, num_warps, num_stages)
+        key = (spec_key, target, num_warps, num_stages, _target_environment()[2])
         kernel = self.cache.get(key)
         if kernel is None:
             options = compiler.Options(num_warps=num_warps, num_stages=num_stages, debug=self._debug(target))
@@ -342,10 +342,12 @@ _ENVIRON_DATA = getattr(os.environ, "_data", None) if os.name == "posix" else No
 
 
 def _target_environment() -> tuple:
-    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch."""
+    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch, and TILEC_NO_TMA,
+    which changes what is compiled for it."""
     if _ENVIRON_DATA is not None:
-        return _ENVIRON_DATA.get(b"TILEC_INTERPRET"), _ENVIRON_DATA.get(b"TILEC_TARGET")
-    return os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET")
+        get = _ENVIRON_DATA.get
+        return get(b"TILEC_INTERPRET"), get(b"TILEC_TARGET"), get(b"TILEC_NO_TMA")
+    return os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET"), os.environ.get("TILEC_NO_TMA")
 
 
 def _plain_grid(grid):
