@@ -202,3 +202,38 @@ def attention_kernel(
         out.to(out_ptr.dtype.element_ty),
         mask=offs_m[:, None] < seq_len,
     )
+
+
+@jit
+def attention_descriptor_kernel(
+    q_desc, k_desc, v_desc, out_ptr, seq_len, scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """attention_kernel with Q, K and V as descriptors of [heads * seq_len, HEAD_DIM] (all heads'
+    rows one after another, as in Triton's tutorial): the rows past a head's end belong to the next
+    head, and their scores are masked off as before."""
+    start_m = tl.program_id(0) * BLOCK_M
+    row0 = tl.program_id(1) * seq_len
+    q = q_desc.load([row0 + start_m, 0])
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    for start_n in range(0, seq_len, BLOCK_N):
+        k = k_desc.load([row0 + start_n, 0])
+        s = tl.dot(q, tl.trans(k)) * scale
+        s = tl.where((start_n + tl.arange(0, BLOCK_N))[None, :] < seq_len, s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = v_desc.load([row0 + start_n, 0])
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    tl.store(
+        out_ptr + (row0 + offs_m[:, None]) * HEAD_DIM + offs_d[None, :],
+        out.to(out_ptr.dtype.element_ty),
+        mask=offs_m[:, None] < seq_len,
+    )

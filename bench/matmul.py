@@ -97,12 +97,18 @@ def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stage
     )  # fmt: skip
 
 
-def _matmul_descriptors(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
-    """C = A @ B with each matrix passed as a tensor descriptor (each compiler's host class)."""
+def _descriptor_class(module):
+    """Each compiler's host TensorDescriptor."""
     if module.__name__.endswith("triton"):
         from triton.tools.tensor_descriptor import TensorDescriptor
     else:
         from tilec import TensorDescriptor
+    return TensorDescriptor
+
+
+def _matmul_descriptors(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
+    """C = A @ B with each matrix passed as a tensor descriptor (each compiler's host class)."""
+    TensorDescriptor = _descriptor_class(module)
     M, K = a.shape
     N = b.shape[1]
     descs = (
@@ -136,7 +142,8 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
             on_row(row)
 
     if attention_only:
-        _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs)
+        for descriptors in (False, True):
+            _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs, descriptors)
         return rows
     squares = [1024, 4096] if quick else [1024, 2048, 4096, 8192]
     shapes = [(s, s, s) for s in squares] + ([(16, 4096, 4096), (128, 4096, 4096)] if not quick else [])
@@ -250,12 +257,14 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
         )
 
     _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs)
+    _attention(tk, tr, [1024] if quick else [1024, 4096], record, attention_configs, descriptors=True)
     return rows
 
 
-def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS) -> None:
+def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS, descriptors=False) -> None:
     """The fused attention forward (bench/kernels.py), tilec and Triton each at its best of
-    `configs`, against torch's scaled_dot_product_attention."""
+    `configs`, against torch's scaled_dot_product_attention; `descriptors`: Q, K and V passed as
+    tensor descriptors (attention_descriptor_kernel; on the H200 K and V then go by TMA)."""
     for seq in seqs:
         heads, dim = 32, 64
         q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16) for _ in range(3))
@@ -265,10 +274,15 @@ def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS) -> None:
 
         def launch(module, cfg, q=q, k=k, v=v, out=out, seq=seq, scale=scale):
             bm, bn, warps, stages = cfg
-            module.attention_kernel[(triton_cdiv(seq, bm), heads)](
-                q,
-                k,
-                v,
+            kernel, inputs = module.attention_kernel, (q, k, v)
+            if descriptors:
+                kernel = module.attention_descriptor_kernel
+                cls = _descriptor_class(module)
+                inputs = [
+                    cls.from_tensor(x.view(heads * seq, dim), [bm if x is q else bn, dim]) for x in (q, k, v)
+                ]
+            kernel[(triton_cdiv(seq, bm), heads)](
+                *inputs,
                 out,
                 seq,
                 scale,
@@ -296,7 +310,7 @@ def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS) -> None:
             {
                 "kernel": "attention",
                 "size": f"{heads}x{seq}x{dim}",
-                "dtype": "fp16",
+                "dtype": "fp16 descriptors" if descriptors else "fp16",
                 "tilec_config": list(cfg_tilec),
                 "triton_config": list(cfg_triton),
                 **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},

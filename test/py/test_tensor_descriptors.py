@@ -372,6 +372,79 @@ def test_offsets_past_two_gigaelements_use_64_bits(target):
     assert "i64" in read_far_block.cache[next(iter(read_far_block.cache))].asm["tile"]
 
 
+@tilec.jit
+def attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
+                          BN: tl.constexpr):  # fmt: skip
+    """Flash attention forward with Q, K, V descriptors of [heads * seq_len, D] (rows past a head's
+    end belong to the next head: their scores are masked off)."""
+    start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
+    q = q_desc.load([row0 + start_m, 0])
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start in range(0, seq_len, BN):
+        k = k_desc.load([row0 + start, 0])
+        s = tl.where(
+            (start + tl.arange(0, BN))[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf")
+        )
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start, 0]))
+        m_i = m_new
+    offs_m = start_m + tl.arange(0, BM)
+    out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
+    tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
+def _attention_inputs(heads, seq, d, bm, bn):
+    q, k, v = (np.zeros((heads * seq, d), np.float16) for _ in range(3))
+    return D(q, [bm, d]), D(k, [bn, d]), D(v, [bn, d])
+
+
+def test_attention_k_and_v_go_by_tma(tmp_path):
+    """Attention's K (B = trans(K), K-major) and V (N-major) rings are filled by tensor copies, one
+    box of BN rows each (A, q and p, goes from registers)."""
+    kernel = attention_descriptors.warmup(
+        *_attention_inputs(2, 256, 64, 128, 64), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128,
+        BN=64, target="sm_90a", num_warps=4, num_stages=3,
+    )  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    maps = kernel.metadata["tensor_maps"]
+    assert [(m["descriptor"], m["row_factors"]) for m in maps] == [
+        ("k_desc", [[1, "blocks", 64]]),
+        ("v_desc", [[1, "blocks", 64]]),
+    ]
+    assert "cp.async.cg" not in ptx and ptx.count("mbarrier.try_wait.parity") == 2
+    _ptxas(ptx, tmp_path)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize(
+    "config", [(128, 64, 4, 3), (128, 64, 8, 3), (64, 64, 4, 2), (128, 128, 8, 3)], ids=str
+)
+@pytest.mark.parametrize("seq", [1000, 1024])
+def test_attention_descriptors_on_gpu(config, seq):
+    import torch
+
+    bm, bn, warps, stages = config
+    heads, d = 3, 64
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(heads * seq, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    out = torch.full((heads * seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    attention_descriptors[(tilec.cdiv(seq, bm), heads)](
+        D(q, [bm, d]), D(k, [bn, d]), D(v, [bn, d]), out, seq, d**-0.5, D=d, BM=bm, BN=bn, num_warps=warps,
+        num_stages=stages,
+    )  # fmt: skip
+    torch.cuda.synchronize()
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(x.view(heads, seq, d)[None] for x in (q, k, v))
+    )[0].reshape(heads * seq, d)
+    torch.testing.assert_close(out, expected, atol=2e-2, rtol=2e-2)
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("tma", [True, False], ids=["tma", "cp_async"])
