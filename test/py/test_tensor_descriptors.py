@@ -297,17 +297,16 @@ def test_gather_factors_follow_the_instruction_rows(rows, warps, factors):
 
 
 def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
-    """What the launcher asks cuTensorMapEncodeTiled for (the driver itself is replaced here)."""
+    """What the launcher asks cuda-python's cuTensorMapEncodeTiled for (replaced here: no driver)."""
     from tilec.targets.nvidia import tensor_maps
 
     calls = []
 
-    class Encoder:
-        def encode(self, out, dtype, rank, address, dims, strides, box, element_strides, *modes):
-            calls.append((dtype, rank, address, dims[:rank], strides[: rank - 1], box[:rank], modes))
-            return 0
+    def encode_tiled(data_type, address, dims, strides, box, swizzle):
+        calls.append((data_type, len(dims), address, dims, strides, box, swizzle))
+        return 0, bytes(128)
 
-    monkeypatch.setattr(tensor_maps, "_encoder", lambda: Encoder())
+    monkeypatch.setattr(tensor_maps, "encode_tiled", encode_tiled)
     common = {"descriptor": "a", "base": 0, "rows": ["arg", 1], "cols": ["arg", 2], "row_stride": ["arg", 3]}
     specs = [
         {**common, "element": "f16", "band": 64, "row_factors": [[1, "blocks", 8]], "swizzle": 128},
@@ -327,7 +326,7 @@ def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
     maps.fill(lambda i: 0x10000, args)
     maps.fill(lambda i: 0x10000, args)  # the same launch again: encoded once
     assert len(calls) == 2
-    assert calls[0] == (6, 2, 0x10000, [520, 1000], [1056], [64, 8], (0, 3, 3, 0))
+    assert calls[0] == (6, 2, 0x10000, [520, 1000], [1056], [64, 8], 3)  # fp16, 128-byte swizzle
     # rows 1000 -> 15 whole blocks of 64; strides in bytes: 1, 32, 8 and 64 rows of 1056 bytes
     assert calls[1][:6] == (
         6,

@@ -1,5 +1,5 @@
 """Tensor maps for a launch: the 128-byte CUtensorMap of each tensor-map parameter (passes/tma.py),
-encoded by the driver's cuTensorMapEncodeTiled from the kernel's arguments (the descriptor's base
+encoded by cuTensorMapEncodeTiled (through cuda-python) from the kernel's arguments (the descriptor's base
 address, shape and row stride) and cached by what they are made of, so a repeated launch copies
 bytes it already has.
 """
@@ -18,25 +18,21 @@ _SUCCESS = 0
 _CACHE_LIMIT = 4096
 
 
-class _Encoder:
-    def __init__(self):
-        lib = ctypes.CDLL("libcuda.so.1")
-        self.encode = lib.cuTensorMapEncodeTiled
-        u32, u64p, u32p = ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32)
-        self.encode.argtypes = [
-            ctypes.c_void_p, ctypes.c_int, u32, ctypes.c_void_p, u64p, u64p, u32p, u32p,
-            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-        ]  # fmt: skip
-        self.encode.restype = ctypes.c_int
+def encode_tiled(data_type: int, address: int, dims: list, strides: list, box: list, swizzle: int):
+    """cuTensorMapEncodeTiled through cuda-python: (CUresult as int, the map's 128 bytes)."""
+    from .runtime import cu
 
-
-_ENCODER: list = []
-
-
-def _encoder() -> _Encoder:
-    if not _ENCODER:
-        _ENCODER.append(_Encoder())
-    return _ENCODER[0]
+    u64, u32 = cu.cuuint64_t, cu.cuuint32_t
+    rank = len(dims)
+    err, tensor_map = cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType(data_type), u32(rank), address, [u64(d) for d in dims],
+        [u64(s) for s in strides], [u32(b) for b in box], [u32(1)] * rank,
+        cu.CUtensorMapInterleave(_INTERLEAVE_NONE), cu.CUtensorMapSwizzle(swizzle),
+        cu.CUtensorMapL2promotion(_L2_PROMOTION_256B), cu.CUtensorMapFloatOOBfill(_OOB_FILL_ZERO),
+    )  # fmt: skip
+    if int(err) != _SUCCESS:
+        return int(err), None
+    return _SUCCESS, ctypes.string_at(tensor_map.getPtr(), MAP_BYTES)
 
 
 class TensorMaps:
@@ -68,25 +64,20 @@ class TensorMaps:
         element = spec["element"]
         size = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4}[element]
         factors = spec["row_factors"]
-        rank = 1 + len(factors)
-        out = (ctypes.c_ubyte * MAP_BYTES)()
         # an empty dimension is encoded as 1: no copy reaches it (the kernel has no block there)
         extents = [max(1, cols)] + [max(1, rows // s if e == "blocks" else e) for s, e, _ in factors]
-        global_dim = (ctypes.c_uint64 * rank)(*extents)
-        global_strides = (ctypes.c_uint64 * (rank - 1))(*[row_stride * s * size for s, _, _ in factors])
-        box = (ctypes.c_uint32 * rank)(spec["band"], *[b for _, _, b in factors])
-        element_strides = (ctypes.c_uint32 * rank)(*[1] * rank)
-        err = _encoder().encode(
-            ctypes.addressof(out), _DATA_TYPES[element], rank, address, global_dim, global_strides, box,
-            element_strides, _INTERLEAVE_NONE, _SWIZZLES[spec["swizzle"]], _L2_PROMOTION_256B, _OOB_FILL_ZERO,
-        )  # fmt: skip
+        strides = [row_stride * s * size for s, _, _ in factors]  # bytes, of every dimension but the first
+        box = [spec["band"], *[b for _, _, b in factors]]
+        err, encoded = encode_tiled(
+            _DATA_TYPES[element], address, extents, strides, box, _SWIZZLES[spec["swizzle"]]
+        )
         if err != _SUCCESS:
             raise ValueError(
                 f"{self.name}: a tensor map of descriptor '{spec['descriptor']}' (address {address:#x}, "
-                f"shape [{rows}, {cols}], row stride {row_stride}, dims {extents}, box {list(box)}) "
+                f"shape [{rows}, {cols}], row stride {row_stride}, dims {extents}, box {box}) "
                 f"could not be encoded: CUresult {err}"
             )
-        return out
+        return encoded
 
 
 def _value(part, args) -> int:
