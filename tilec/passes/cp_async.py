@@ -223,8 +223,13 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
     a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)
     staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True, a_in_registers=a_in_registers)
+    # Tensor copies fill rings whose A streams too (A and B of a matmul); B-only rings (attention's K
+    # and V, A from registers) gave wrong results by TMA on the H200 and stay with cp.async.
     for index, stream in streams.items():
-        stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
+        if 0 in streams:
+            stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
+    if any(stream.width == 0 for stream in streams.values()) and not all(s.tma for s in streams.values()):
+        return None  # a stream only tensor copies could take, and they cannot take the ring
     return Ring(dot, loop, depths.pop(), staging, streams, carried)
 
 
@@ -325,7 +330,8 @@ def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_b
     mask = seg["mask"][0] if seg["mask"] else None
     width = lowering.access_width(seg["ptr"][0], mask, layout, elem_bytes)
     if width * elem_bytes < 4:
-        return None
+        # too narrow for cp.async; a descriptor tile may still go by tensor copies (width 0)
+        return (mode, 0) if lowering.tma and tma.descriptor_of(load) is not None else None
     return mode, width
 
 

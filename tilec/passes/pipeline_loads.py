@@ -117,7 +117,9 @@ def _streamable(dot, index: int, kind: str, loop, axis):
     sizes = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
     if sizes[1]:
         width = min(width, axis.get(load.operands[1]).constancy[fast])
-    return load if ok and width * elem_bytes >= 4 and cp_async.zero_filled(load) else None
+    # a tile of a descriptor argument may go by tensor copies (tma.py), which need no such width
+    wide_enough = width * elem_bytes >= 4 or "descriptor" in load.attributes
+    return load if ok and wide_enough and cp_async.zero_filled(load) else None
 
 
 def _pipeline(loop: ir.Operation, depth: int, deeper: dict) -> None:
