@@ -384,6 +384,72 @@ def test_offsets_past_two_gigaelements_use_64_bits(target):
 
 
 @tilec.jit
+def matmul_bt_descriptors(a_desc, bt_desc, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ Bt^T, Bt [N, K] (K contiguous): B reaches the instruction K-major, as fp8 GEMMs take it."""
+    m0, n0 = tl.program_id(0) * BM, tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(a_desc.shape[1], BK)):
+        acc = tl.dot(a_desc.load([m0, k * BK]), tl.trans(bt_desc.load([n0, k * BK])), acc)
+    rows, cols = m0 + tl.arange(0, BM), n0 + tl.arange(0, BN)
+    mask = (rows[:, None] < a_desc.shape[0]) & (cols[None, :] < N)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16), mask=mask)
+
+
+@tilec.jit
+def matmul_a_in_registers(a_ptr, b_desc, c_ptr, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr):  # fmt: skip
+    """C = sum over k of A @ B[k]: one A tile, loaded before the loop, goes to every MMA from
+    registers; the ring holds B alone."""
+    m0, n0 = tl.program_id(0) * BM, tl.program_id(1) * BN
+    a = tl.load(a_ptr + (m0 + tl.arange(0, BM))[:, None] * BK + tl.arange(0, BK)[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K // BK):
+        acc = tl.dot(a, b_desc.load([k * BK, n0]), acc)
+    rows, cols = m0 + tl.arange(0, BM), n0 + tl.arange(0, BN)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
+
+def test_k_major_b_and_b_alone_go_by_tma():
+    """A B read K-major (tl.trans of a [N, K] tile: one box of BN rows per 128-byte band) and a ring
+    that holds B alone (A from registers, the dot accumulating across the loop) are filled by
+    tensor copies too."""
+    a, bt = np.zeros((512, 512), np.float16), np.zeros((512, 512), np.float16)
+    kernel = matmul_bt_descriptors.warmup(
+        D(a, [128, 64]), D(bt, [128, 64]), a, 512, BM=128, BN=128, BK=64, target="sm_90a", num_stages=3
+    )
+    maps = kernel.metadata["tensor_maps"]
+    assert [(m["descriptor"], m["row_factors"][-1]) for m in maps] == [
+        ("a_desc", [1, "blocks", 8]), ("a_desc", [64, "blocks", 2]), ("bt_desc", [1, "blocks", 128]),
+    ]  # fmt: skip
+    kernel = matmul_a_in_registers.warmup(
+        np.zeros((512, 64), np.float16), D(a, [64, 128]), a, 512, K=512, BM=128, BN=128, BK=64,
+        target="sm_90a", num_stages=3,
+    )  # fmt: skip
+    assert [m["descriptor"] for m in kernel.metadata["tensor_maps"]] == ["b_desc"]
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_k_major_b_and_b_alone_on_gpu():
+    import torch
+
+    torch.manual_seed(0)
+    M = N = K = 512
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    bt = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.zeros(M, N, device="cuda", dtype=torch.float16)
+    matmul_bt_descriptors[(4, 4)](
+        D(a, [128, 64]), D(bt, [128, 64]), c, N, BM=128, BN=128, BK=64, num_stages=3
+    )
+    torch.testing.assert_close(c.float(), a.float() @ bt.float().T, atol=0.1, rtol=2e-2)
+    a64 = torch.randn(M, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    matmul_a_in_registers[(4, 4)](a64, D(b, [64, 128]), c, N, K=K, BM=128, BN=128, BK=64, num_stages=3)
+    expected = sum(a64.float() @ b[i : i + 64].float() for i in range(0, K, 64))
+    torch.testing.assert_close(c.float(), expected, atol=0.1, rtol=2e-2)
+
+
+@tilec.jit
 def attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
                           BN: tl.constexpr):  # fmt: skip
     """Flash attention forward with Q, K, V descriptors of [heads * seq_len, D] (rows past a head's
@@ -415,9 +481,9 @@ def _attention_inputs(heads, seq, d, bm, bn):
 
 
 def test_attention_k_and_v_stream_by_cp_async(tmp_path):
-    """Attention's K and V rings hold B alone (A, q and p, goes from registers): they are filled by
-    cp.async even from descriptors (tensor copies into such rings gave wrong results on the H200),
-    16 bytes a copy, and the kernel takes no tensor maps."""
+    """Attention's dots wait for their MMAs in the same iteration (rings of depth + 1 buffers, B
+    alone): those rings are filled by cp.async even from descriptors (tensor copies into them gave
+    wrong results on the H200), 16 bytes a copy, and the kernel takes no tensor maps."""
     kernel = attention_descriptors.warmup(
         *_attention_inputs(2, 256, 64, 128, 64), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128,
         BN=64, target="sm_90a", num_warps=4, num_stages=3,

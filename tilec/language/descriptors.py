@@ -8,8 +8,8 @@ A descriptor comes as a kernel argument (`tilec.TensorDescriptor` on the host) o
 store. Both become the address arithmetic and bound masks of a plain masked tl.load / tl.store, so they
 run on every target and take every load optimization (vector widths from the strides' alignment,
 cp.async streaming into the tensor cores' shared memory). On sm_90a the tiles a descriptor *argument*
-feeds to `tl.dot` in a loop are copied by the tensor copy engine (TMA) instead, from tensor maps the
-launcher encodes from the descriptor.
+feeds to a `tl.dot` accumulating across a loop are copied by the tensor copy engine (TMA) instead,
+from tensor maps the launcher encodes from the descriptor.
 """
 
 from __future__ import annotations

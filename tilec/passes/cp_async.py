@@ -223,10 +223,12 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
     a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)
     staging = wgmma.Staging(m, n, k, kind, warps, modes[1], swizzle=True, a_in_registers=a_in_registers)
-    # Tensor copies fill rings whose A streams too (A and B of a matmul); B-only rings (attention's K
-    # and V, A from registers) gave wrong results by TMA on the H200 and stay with cp.async.
-    for index, stream in streams.items():
-        if 0 in streams:
+    # Tensor copies fill the rings of dots that accumulate across the loop (a matmul's, whether A
+    # streams or goes from registers). The rings of dots that wait for their MMA in the same
+    # iteration (depth + 1 buffers: attention's K and V) gave wrong results by TMA on the H200 and
+    # stay with cp.async.
+    if wgmma.pipelined_loop(dot) is not None:
+        for index, stream in streams.items():
             stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
     if any(stream.width == 0 for stream in streams.values()) and not all(s.tma for s in streams.values()):
         return None  # a stream only tensor copies could take, and they cannot take the ring
