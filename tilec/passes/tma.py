@@ -3,8 +3,10 @@
 A tile read through a tensor descriptor argument (`desc.load([i, j])`: a tile.load that names its
 `descriptor` and gives its `coords`) can reach a cp.async ring (cp_async.py) by a bulk tensor copy
 instead: one thread asks the copy engine for whole boxes of the tensor, which land in shared memory
-in the hardware's swizzled layout, with out-of-bounds elements zero (or NaN) filled by the hardware.
-The warps then issue no address arithmetic, no masks and no copies of their own.
+in the hardware's swizzled layout, with out-of-bounds elements zero-filled by the hardware. The
+warps then issue no address arithmetic, no masks and no copies of their own. Only the rings of dots
+that accumulate across the loop take them (cp_async._plan_dot): attention's rings, whose dots wait
+for their MMA in the same iteration, gave wrong results this way on an H200 and stay with cp.async.
 
     ring of `stages` buffers + one mbarrier per buffer (after the buffers in the ring's region)
     before the loop      thread 0: mbarrier.init (count 1) for each buffer; fence; bar.sync
@@ -22,8 +24,9 @@ Boxes: a box's rows are S bytes (the staging's swizzle width; the tensor map swi
 does), so a tile is copied one S-byte column band at a time. B's bands are whole (k or n rows). A's
 rows sit in shared memory in the order of the instruction blocks (wgmma._hardware_row): a 5-D
 tensor map walks the rows in that order (gather_factors) and copies a band of A in one box when the
-tile lies in the tensor's whole blocks of 64 rows (16W: the map's outer extent counts whole blocks,
-since a box covers whole ones); otherwise A goes in 8-row boxes, which keep that order too. Boxes of
+tile lies in the tensor's whole blocks of the map's outer row stride (64 rows for 128-row tiles: the
+map's outer extent counts whole blocks, since a box covers whole ones); otherwise A goes in 8-row
+boxes, which keep that order too. Boxes of
 8 rows were measured at 556 TFLOP/s on an H200 (fp16 4096^3, 128x256x64, 8 warps), one box at 671:
 the copy engine's cost is per request.
 
