@@ -179,6 +179,21 @@ def test_specialization_follows_shape_and_block():
     assert len(scale_blocks.cache) == 3
 
 
+def test_repeated_launches_still_check_descriptors(target):
+    """A launch like an earlier one takes the fast path, which still refuses a stride that is not a
+    multiple of 16 bytes (here 50 fp32 after 52: both not multiples of 16 elements, so the argument
+    keys alike) and tells a descriptor whose offsets need 64 bits from one whose do not."""
+    rng = np.random.default_rng(6)
+    whole = rng.standard_normal((32, 52)).astype(np.float32)
+    y = np.zeros((32, 52), np.float32)
+    scale_blocks[(2, 1)](D(whole[:, :32], [16, 32]), D(y[:, :32], [16, 32]), 1.0, BM=16, BN=32)
+    np.testing.assert_array_equal(y[:, :32], whole[:, :32])
+    narrow = rng.standard_normal((32, 50)).astype(np.float32)
+    bad = types.SimpleNamespace(base=narrow, shape=[32, 32], strides=[50, 1], block_shape=[16, 32])
+    with pytest.raises(ValueError, match="multiple of 16 bytes"):
+        scale_blocks[(2, 1)](bad, D(y[:, :32], [16, 32]), 1.0, BM=16, BN=32)
+
+
 @pytest.mark.parametrize(
     "make,message",
     [

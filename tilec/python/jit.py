@@ -294,11 +294,15 @@ def _value_key(v):
     if info is not None:
         return (info.dtype, info.device, info.device_index, info.address % 16 == 0)
     if tensor_descriptor.is_descriptor(v):
-        # strides' divisibility and the last stride matter too: every part is in the key
+        # every part is in the key, and whether offsets need 64 bits; a descriptor the checks would
+        # refuse takes the slow path (which raises)
+        if not tensor_descriptor.valid_strides(v):
+            return None
         keys = [_value_key(p) for p in [v.base, *v.shape, *v.strides]]
         if None in keys:
             return None
-        return ("desc", tuple(v.block_shape), getattr(v, "padding", "zero"), *keys)
+        wide = tensor_descriptor.wide_offsets(v.shape, v.strides)
+        return ("desc", tuple(v.block_shape), getattr(v, "padding", "zero"), wide, *keys)
     return None
 
 

@@ -120,7 +120,20 @@ def check(name: str, value, where: str):
         )
     if padding == "nan" and not info.dtype.is_floating():
         raise ValueError(f"{where}: descriptor '{name}' pads with nan but holds {info.dtype}")
-    # Offsets past 2**31 - 1 elements need 64-bit address arithmetic where the blocks go through
-    # pointers (the tensor copies take coordinates and are unaffected).
-    wide = sum((d - 1) * s for d, s in zip(shape, strides) if d > 0) >= 2**31
-    return info.dtype, tuple(block), padding, wide
+    return info.dtype, tuple(block), padding, wide_offsets(shape, strides)
+
+
+def wide_offsets(shape, strides) -> bool:
+    """Offsets past 2**31 - 1 elements need 64-bit address arithmetic where the blocks go through
+    pointers (the tensor copies take coordinates and are unaffected)."""
+    return sum((d - 1) * s for d, s in zip(shape, strides) if d > 0) >= 2**31
+
+
+def valid_strides(value) -> bool:
+    """The launch fast path's share of check(): last stride 1, the others multiples of 16 bytes."""
+    strides = list(value.strides)
+    if not strides or strides[-1] != 1:
+        return False
+    base = value.base
+    size = base.element_size() if hasattr(base, "element_size") else getattr(base, "itemsize", 0)
+    return bool(size) and all(isinstance(s, int) and s * size % 16 == 0 for s in strides[:-1])
