@@ -42,7 +42,7 @@ import json
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, llvm, scf
+from mlir.dialects import arith, gpu, llvm, scf
 
 from tilec.dialects import tile
 
@@ -236,8 +236,6 @@ def init_barriers(lowering, ring) -> None:
             _asm("mbarrier.init.shared::cta.b64 [$0], 1;", [barrier(ring, _c(stage))], "r")
         _asm("fence.mbarrier_init.release.cluster;")
         scf.YieldOp([])
-    from mlir.dialects import gpu
-
     gpu.BarrierOp()
 
 

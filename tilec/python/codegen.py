@@ -760,7 +760,8 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
 
     `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
     optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value) or, for a
-    tensor descriptor, ("desc", (dtype, block_shape, padding)) after the specs of its parts.
+    tensor descriptor, ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
+    parts.
     The module lives in a fresh context with the tile dialect loaded.
     """
     ctx = tile.make_context()

@@ -207,19 +207,24 @@ class JITFunction:
             raise _user_frame_error(e) from None
 
     def _position(self, kernel_arg: str):
-        """Where a compiled kernel's argument comes from: a parameter's index, or (index, part) for a
-        part of a tensor descriptor (tensor_descriptor.parts)."""
+        """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
+        element) for a part of a tensor descriptor ("a.shape[1]": (i, "shape", 1); "a.base":
+        (i, "base", None)), parsed once here rather than at every launch."""
         if kernel_arg in self.arg_names:
             return self.arg_names.index(kernel_arg)
         name, field = kernel_arg.split(".", 1)
-        return (self.arg_names.index(name), field)
+        attribute, _, element = field.partition("[")
+        return (self.arg_names.index(name), attribute, int(element[:-1]) if element else None)
 
     def _argument(self, args, kwargs, position):
         index = position if type(position) is int else position[0]
         value = (
             args[index] if index < len(args) else kwargs.get(self.arg_names[index], self._defaults.get(index))
         )
-        return value if type(position) is int else tensor_descriptor.part(value, position[1])
+        if type(position) is int:
+            return value
+        part = getattr(value, position[1])
+        return part if position[2] is None else part[position[2]]
 
     def _launch_key(self, args, kwargs, num_warps, num_stages):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""

@@ -80,7 +80,8 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
 def lower(
     module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
 ) -> tuple[str, int, list]:
-    """Runs the stages in place; returns the PTX and the bytes of dynamic shared memory it needs.
+    """Runs the stages in place; returns the PTX, the bytes of dynamic shared memory it needs and
+    what the launcher encodes for its tensor-map parameters (tensor_maps).
 
     The cp.async rings' depth (num_stages - 1) is limited per ring by shared memory, but the ring
     shares it with the kernel's other buffers (another dot's staging, reductions), known only after
