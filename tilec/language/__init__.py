@@ -3,6 +3,7 @@
 import builtins as _py
 
 from . import math  # noqa: F401  (tl.math.exp etc.)
+from .block_pointers import advance, block_pointer, make_block_ptr
 from .builtins import (
     PropagateNan,
     abs,
@@ -96,6 +97,18 @@ from .core import (
     uint64,
 )
 from .descriptors import make_tensor_descriptor, tensor_descriptor
+from .random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
 
 
 def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):

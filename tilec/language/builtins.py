@@ -180,12 +180,21 @@ def load(
 ) -> tensor:
     """Reads the block of values `pointer` points to. Lanes where `mask` is false read nothing and take
     `other` (undefined without it). The hints `cache_modifier`, `eviction_policy` and `volatile` are
-    recorded on the tile op; `boundary_check`/`padding_option` belong to block pointers, which tilec does
-    not have.
+    recorded on the tile op. Through a block pointer (`tl.make_block_ptr`): the dimensions listed in
+    `boundary_check` are masked and read `padding_option` ("zero" or "nan") outside the array.
     """
+    if _is_block_pointer(pointer):
+        if mask is not None or other is not None:
+            raise SemanticError(
+                "tl.load: a block pointer takes boundary_check and padding_option, not mask/other"
+            )
+        return pointer.load(boundary_check, padding_option)
     ptr = _check_ptr(pointer, "tl.load")
     if boundary_check or padding_option:
-        raise SemanticError("block pointers (boundary_check, padding_option) are not supported yet")
+        raise SemanticError(
+            "tl.load: boundary_check and padding_option apply to block pointers (tl.make_block_ptr), "
+            "not to a tensor of pointers; use mask and other"
+        )
     elem = ptr.dtype.element_ty
     mask_t = _mask_for(ptr, mask)
     other_t = None
@@ -206,10 +215,18 @@ def load(
 
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
-    """Writes `value` (broadcast to the pointer block's shape) where `mask` is true."""
+    """Writes `value` (broadcast to the pointer block's shape) where `mask` is true; through a block
+    pointer, the elements inside the array along the dimensions in `boundary_check`."""
+    if _is_block_pointer(pointer):
+        if mask is not None:
+            raise SemanticError("tl.store: a block pointer takes boundary_check, not a mask")
+        return pointer.store(value, boundary_check)
     ptr = _check_ptr(pointer, "tl.store")
     if boundary_check:
-        raise SemanticError("block pointers (boundary_check) are not supported yet")
+        raise SemanticError(
+            "tl.store: boundary_check applies to block pointers (tl.make_block_ptr), not to a tensor of "
+            "pointers; use mask"
+        )
     elem = ptr.dtype.element_ty
     value = to_tensor(value, elem if not isinstance(value, tensor) else None)
     if value.shape and not ptr.shape:
@@ -223,6 +240,12 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         cache=_hint(_CACHE, cache_modifier, "cache_modifier"),
         eviction=_hint(_EVICT, eviction_policy, "eviction_policy"),
     )
+
+
+def _is_block_pointer(value) -> bool:
+    from .block_pointers import block_pointer  # (it builds on this module)
+
+    return isinstance(value, block_pointer)
 
 
 def _no_fp8_atomics(elem, name):

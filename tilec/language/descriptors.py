@@ -85,8 +85,10 @@ class tensor_descriptor:
         ptr, mask = self._block(offsets, "store")
         builtins.store(ptr, value, mask)
 
-    def _block(self, offsets, what: str):
-        """Pointers to the block at `offsets` and the mask of its elements inside `shape`."""
+    def _block(self, offsets, what: str, checked=None):
+        """Pointers to the block at `offsets` and the mask of its elements inside `shape` (only along
+        the dimensions in `checked`, when given: a block pointer's boundary_check; None when no
+        dimension is checked)."""
         if isinstance(offsets, tensor) or not isinstance(offsets, list | tuple):
             raise SemanticError(
                 f"descriptor {what}: offsets must be a list of {self.rank} scalars, got {offsets!r}"
@@ -108,6 +110,8 @@ class tensor_descriptor:
             if self.wide_offsets and not _is_one(stride):
                 index = semantic.cast(index, core.int64)
             ptr = ptr + (index if _is_one(stride) else index * stride)
+            if checked is not None and d not in checked:
+                continue
             inside = index < self.shape[d]
             if not _never_negative(offset):
                 inside = inside & (index >= 0)

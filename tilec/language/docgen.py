@@ -71,6 +71,16 @@ def _descriptors() -> str:
     return text
 
 
+def _module_section(title: str, module, names: list[str]) -> str:
+    """A section for a language module of its own: its doc (less the first paragraph) and functions."""
+    text = f"## {title}\n\n" + inspect.getdoc(module).split("\n\n", 1)[1] + "\n\n"
+    return text + "\n".join(_entry(name, getattr(tl, name)) for name in names)
+
+
+RANDOM = ["randint", "rand", "randn", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
+          "uint_to_uniform_float", "pair_uniform_to_normal"]  # fmt: skip
+
+
 def render() -> str:
     out = [HEADER]
     public = {n for n in dir(tl) if not n.startswith("_")}
@@ -85,6 +95,11 @@ def render() -> str:
             listed.add(name)
     out.append(_descriptors())
     listed.add("make_tensor_descriptor")
+    from tilec.language import block_pointers, random
+
+    out.append(_module_section("Block pointers", block_pointers, ["make_block_ptr", "advance"]))
+    out.append(_module_section("Random numbers", random, RANDOM))
+    listed.update(["make_block_ptr", "advance", *RANDOM])
     aliases = sorted(
         n
         for n in public - listed

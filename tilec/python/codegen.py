@@ -38,6 +38,54 @@ def _is_tensor(v) -> bool:
     return isinstance(v, tensor)
 
 
+# Aggregates: values made of several (a tuple, a block pointer) cross loops and branches as their
+# leaves (tensors and Python numbers), each carried like a variable of its own under a name that no
+# Python variable can have ("p[2]"); their structure (and the static parts in it) must not change.
+def _flatten(value) -> tuple[list, object]:
+    """The leaves of `value` and its structure (None: `value` is a leaf itself)."""
+    if isinstance(value, tuple):
+        parts = [_flatten(v) for v in value]
+        return [leaf for leaves, _ in parts for leaf in leaves], (
+            "tuple",
+            tuple(structure for _, structure in parts),
+            tuple(len(leaves) for leaves, _ in parts),
+        )
+    flatten = getattr(value, "_tilec_flatten", None)
+    if flatten is not None:
+        leaves, structure = flatten()
+        return list(leaves), ("object", type(value), structure, len(leaves))
+    return [value], None
+
+
+def _leaf_count(structure) -> int:
+    if structure is None:
+        return 1
+    return sum(structure[2]) if structure[0] == "tuple" else structure[3]
+
+
+def _unflatten(structure, leaves: list):
+    if structure is None:
+        return leaves[0]
+    if structure[0] == "tuple":
+        out, i = [], 0
+        for part, count in zip(structure[1], structure[2]):
+            out.append(_unflatten(part, leaves[i : i + count]))
+            i += count
+        return tuple(out)
+    return structure[1]._tilec_unflatten(structure[2], leaves)
+
+
+def _leaf_name(name: str, i: int) -> str:
+    return f"{name}[{i}]"
+
+
+def _is_leaf_name(name: str) -> bool:
+    return name.endswith("]")
+
+
+_UNCHANGED = object()  # _loop_types: a leaf the loop body does not change
+
+
 def assigned_names(stmts) -> list[str]:
     """Names a list of statements (re)binds, in first-assignment order."""
     names: list[str] = []
@@ -204,6 +252,7 @@ class CodeGenerator(ast.NodeVisitor):
         finally:
             self.in_dynamic_flow -= 1
         then_scope, else_scope = scopes
+        aggregates = self._split_branch_aggregates(before, then_scope, else_scope)
         names = [
             n
             for n in dict.fromkeys([*then_scope, *else_scope])
@@ -250,6 +299,7 @@ class CodeGenerator(ast.NodeVisitor):
                 with ir.InsertionPoint(block):
                     scf.YieldOp([])
             self.lscope.update(merged)
+            self._join_branch_aggregates(aggregates)
             return
         final = scf.IfOp(cond_h, [t.handle.type for t in yields_then], has_else=True)
         for old, new, values in (
@@ -268,6 +318,40 @@ class CodeGenerator(ast.NodeVisitor):
                 i += 1
             else:
                 self.lscope[n] = v
+        self._join_branch_aggregates(aggregates)
+
+    def _split_branch_aggregates(self, before: dict, then_scope: dict, else_scope: dict) -> dict:
+        """Aggregates both branches bind (with one structure) are merged leaf by leaf: their leaves go
+        into the scopes under leaf names (see _flatten)."""
+        aggregates = {}
+        for n in [*dict.fromkeys([*then_scope, *else_scope])]:
+            a, b = then_scope.get(n, _MISSING), else_scope.get(n, _MISSING)
+            if a is b:
+                continue
+            leaves_a, structure = _flatten(a)
+            leaves_b, structure_b = _flatten(b)
+            if structure is None and structure_b is None:
+                continue
+            if structure != structure_b or a is _MISSING or b is _MISSING:
+                if n in before and a is not _MISSING and b is not _MISSING:
+                    raise _Unsupported(f"'{n}' is {a!r} in the if branch but {b!r} in the else branch")
+                continue  # it stays local to its branch
+            aggregates[n] = structure
+            old_leaves, old_structure = _flatten(before.get(n, _MISSING))
+            for i, (leaf_a, leaf_b) in enumerate(zip(leaves_a, leaves_b)):
+                then_scope[_leaf_name(n, i)], else_scope[_leaf_name(n, i)] = leaf_a, leaf_b
+                if old_structure == structure:
+                    before[_leaf_name(n, i)] = old_leaves[i]
+            del then_scope[n], else_scope[n]
+        return aggregates
+
+    def _join_branch_aggregates(self, aggregates: dict) -> None:
+        for n, structure in aggregates.items():
+            if all(_leaf_name(n, i) in self.lscope for i in range(_leaf_count(structure))):
+                self._gather_aggregates({n: structure})
+            else:  # a leaf differed in compile-time value: like such a variable, it stays branch-local
+                self.lscope.pop(n, None)
+        self._drop_leaves(aggregates)
 
     # -- loops --------------------------------------------------------------------------------
     def visit_For(self, node):
@@ -318,12 +402,59 @@ class CodeGenerator(ast.NodeVisitor):
             return core.int64
         return core.int32
 
+    def _expand_aggregates(self, names) -> tuple[list[str], dict]:
+        """`names` with each aggregate replaced by the names of its leaves (bound in scope), and the
+        aggregates' structures."""
+        out, structures = [], {}
+        for n in names:
+            leaves, structure = _flatten(self.lscope[n])
+            if structure is None:
+                out.append(n)
+                continue
+            structures[n] = structure
+            for i, leaf in enumerate(leaves):
+                self.lscope[_leaf_name(n, i)] = leaf
+                out.append(_leaf_name(n, i))
+        return out, structures
+
+    def _gather_aggregates(self, structures: dict) -> None:
+        """Rebuilds each aggregate from its leaves in scope."""
+        for n, structure in structures.items():
+            leaves = [self.lscope[_leaf_name(n, i)] for i in range(_leaf_count(structure))]
+            self.lscope[n] = _unflatten(structure, leaves)
+
+    def _scatter_aggregates(self, structures: dict, where: str) -> None:
+        """After a loop body: each aggregate's (new) leaves into scope; its structure must not change."""
+        for n, structure in structures.items():
+            value = self.lscope[n]
+            leaves, new = _flatten(value)
+            if new != structure:
+                before = _unflatten(
+                    structure, [self.lscope[_leaf_name(n, i)] for i in range(_leaf_count(structure))]
+                )
+                raise _Unsupported(
+                    f"loop-carried variable '{n}' is {before!r} before {where} but {value!r} after an "
+                    "iteration; its type (and a block pointer's block shape) must stay the same"
+                )
+            for i, leaf in enumerate(leaves):
+                self.lscope[_leaf_name(n, i)] = leaf
+
+    def _drop_leaves(self, structures: dict) -> None:
+        for n, structure in structures.items():
+            for i in range(_leaf_count(structure)):
+                self.lscope.pop(_leaf_name(n, i), None)
+
     def _carried(self, body, extra_defined=()) -> list[str]:
         return [n for n in assigned_names(body) if n in self.lscope and n not in extra_defined]
 
-    def _loop_types(self, names, body_runner) -> dict:
-        """Dry-runs the body when some carried value is still a Python number, to learn its type."""
-        if all(_is_tensor(self.lscope[n]) or not isinstance(self.lscope[n], numbers.Number) for n in names):
+    def _loop_types(self, names, body_runner, aggregates: dict) -> dict:
+        """Dry-runs the body when some carried value is still a Python number, to learn its type, or
+        when aggregates cross the loop, to learn which of their leaves the body leaves alone (those
+        are not carried: a block pointer's base and strides stay visible to the analyses)."""
+        numbers_carried = any(
+            not _is_tensor(self.lscope[n]) and isinstance(self.lscope[n], numbers.Number) for n in names
+        )
+        if not numbers_carried and not aggregates:
             return {}
         saved = dict(self.lscope)
         scratch = ir.Operation.create("scf.execute_region", results=[], regions=1)
@@ -331,10 +462,17 @@ class CodeGenerator(ast.NodeVisitor):
         block = scratch.regions[0].blocks.append(*[saved[n].handle.type for n in tensors])
         for n, arg in zip(tensors, block.arguments):
             self.lscope[n] = tensor(arg, saved[n].dtype, saved[n].shape)
+        bound = dict(self.lscope)
         try:
             with ir.InsertionPoint(block):
                 body_runner()
-            found = {n: self.lscope.get(n) for n in names}
+            found = {}
+            for n in names:
+                after = self.lscope.get(n)
+                unchanged = after is bound[n] or (
+                    _is_tensor(after) and n in tensors and after.handle == bound[n].handle
+                )
+                found[n] = _UNCHANGED if unchanged and _is_leaf_name(n) else after
         finally:
             self.lscope = saved
             scratch.erase()
@@ -345,6 +483,8 @@ class CodeGenerator(ast.NodeVisitor):
         for n in names:
             v = self.lscope[n]
             after = learned.get(n, v)
+            if after is _UNCHANGED:
+                continue  # an aggregate's leaf the body leaves alone
             if not _is_tensor(v):
                 if not isinstance(v, numbers.Number):
                     if after is v:
@@ -384,18 +524,20 @@ class CodeGenerator(ast.NodeVisitor):
         var = node.target.id
         negative = not _is_tensor(step) and step < 0
         # scf.for needs a positive step: a run-time step is assumed positive (as in Triton).
-        names = self._carried(node.body, extra_defined=(var,))
+        names, aggregates = self._expand_aggregates(self._carried(node.body, extra_defined=(var,)))
 
         def bind_index(i):
             self.lscope[var] = i
 
         def dry_body():
             bind_index(semantic.cast(to_tensor(0), index_t))
+            self._gather_aggregates(aggregates)
             self.visit_statements(node.body)
+            self._scatter_aggregates(aggregates, "the loop")
 
         self.in_dynamic_flow += 1
         try:
-            learned = self._loop_types(names, dry_body)
+            learned = self._loop_types(names, dry_body, aggregates)
             carried, inits = self._loop_inits(names, learned)
             lb_t = semantic.cast(to_tensor(lb), index_t)
             ub_t = semantic.cast(to_tensor(ub), index_t)
@@ -416,7 +558,9 @@ class CodeGenerator(ast.NodeVisitor):
                 bind_index(iv)
                 for n, arg, init in zip(carried, loop.inner_iter_args, inits):
                     self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                self._gather_aggregates(aggregates)
                 self.visit_statements(node.body)
+                self._scatter_aggregates(aggregates, "the loop")
                 values = self._check_carried(carried, inits, [self.lscope[n] for n in carried])
                 scf.YieldOp(values)
         finally:
@@ -424,19 +568,23 @@ class CodeGenerator(ast.NodeVisitor):
         self.lscope = before
         for n, res, init in zip(carried, loop.results, inits):
             self.lscope[n] = tensor(res, init.dtype, init.shape)
+        self._gather_aggregates(aggregates)
+        self._drop_leaves(aggregates)
 
     def visit_While(self, node):
         if node.orelse:
             raise _Unsupported("while ... else is not supported")
-        names = self._carried(node.body)
+        names, aggregates = self._expand_aggregates(self._carried(node.body))
 
         def dry_body():
+            self._gather_aggregates(aggregates)
             self.visit(node.test)
             self.visit_statements(node.body)
+            self._scatter_aggregates(aggregates, "the loop")
 
         self.in_dynamic_flow += 1
         try:
-            learned = self._loop_types(names, dry_body)
+            learned = self._loop_types(names, dry_body, aggregates)
             carried, inits = self._loop_inits(names, learned)
             types = [v.handle.type for v in inits]
             loop = scf.WhileOp(types, [v.handle for v in inits])
@@ -446,6 +594,7 @@ class CodeGenerator(ast.NodeVisitor):
             with ir.InsertionPoint(before_block):
                 for n, arg, init in zip(carried, before_block.arguments, inits):
                     self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                self._gather_aggregates(aggregates)
                 cond = self.visit(node.test)
                 if not _is_tensor(cond):
                     cond = to_tensor(bool(cond))
@@ -455,13 +604,17 @@ class CodeGenerator(ast.NodeVisitor):
             with ir.InsertionPoint(after_block):
                 for n, arg, init in zip(carried, after_block.arguments, inits):
                     self.lscope[n] = tensor(arg, init.dtype, init.shape)
+                self._gather_aggregates(aggregates)
                 self.visit_statements(node.body)
+                self._scatter_aggregates(aggregates, "the loop")
                 scf.YieldOp(self._check_carried(carried, inits, [self.lscope[n] for n in carried]))
         finally:
             self.in_dynamic_flow -= 1
         self.lscope = outer
         for n, res, init in zip(carried, loop.results, inits):
             self.lscope[n] = tensor(res, init.dtype, init.shape)
+        self._gather_aggregates(aggregates)
+        self._drop_leaves(aggregates)
 
     # -- expressions --------------------------------------------------------------------------
     def visit_Constant(self, node):

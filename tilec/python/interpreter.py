@@ -954,7 +954,12 @@ class Program:
         state = _State(memory, grid)
         env = [None] * max(self.n_slots, len(self.translator.slots))
         for slot, t, value in zip(self.arg_slots, self.arg_types, args):
-            env[slot] = np.asarray(value, dtype=np_dtype(t))
+            dt = np_dtype(t)
+            if dt.kind == "i" and isinstance(value, int) and not isinstance(value, bool):
+                # signless slots hold the bits: a u64 above 2^63 reads as its two's complement
+                half = 1 << (dt.itemsize * 8 - 1)
+                value = (value + half) % (2 * half) - half
+            env[slot] = np.asarray(value, dtype=dt)
         with np.errstate(all="ignore"):
             for z in range(grid[2]):
                 for y in range(grid[1]):
