@@ -34,7 +34,13 @@ CONFIGS = [
     (128, 256, 64, 8, 3),
     (64, 128, 64, 4, 3),  # decode-like skinny shapes: wgmma's smallest M is 64
     (64, 256, 64, 4, 3),
+    (128, 64, 64, 4, 4),
+    *[(64, 64, 128, 4, s) for s in (4, 6)],  # skinny: more programs, deep rings of B
 ]
+# Skinny rows (M <= 128) also search these with --winners: at M = 16..128 on an H200 (session 10,
+# bench/results/h200-ring-modes-2026-12-03-session10.txt) 64x64x128 with 6 stages was both compilers'
+# best, 0.96-1.0 of cuBLAS, where the square winners reach 0.6-0.7.
+SKINNY = [(64, 64, 128, 4, 6), (64, 64, 128, 4, 4), (64, 128, 64, 4, 6)]
 # fp32 (tf32: 4-byte values, 32 bytes of K per instruction) wants BK = 32 for rings that fit; the
 # same list with and without --winners
 FP32_CONFIGS = [(128, 256, 32, 8, 3), (128, 128, 32, 8, 3), (128, 128, 32, 4, 3), (128, 64, 32, 4, 4)]
@@ -53,7 +59,7 @@ DESCRIPTOR_EXTRA = [(128, 256, 64, 8, 4)]
 # For --winners: the configs that won most rows of the full search on an H200 (session 6: all but
 # 4 of the 21 rows for tilec or Triton); fp32 rows search FP32_CONFIGS either way.
 WINNERS = {
-    "matmul": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 4, 3)],
+    "matmul": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 4, 3), (128, 64, 64, 4, 4)],
     "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 8, 3)],
     "attention": [(128, 64, 8, 3), (128, 64, 4, 3)],
 }
@@ -158,8 +164,10 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
     cases.append((torch.float16, "fp16 B col-major", [(4096, 4096, 4096)], True))
     cases.append((torch.float32, "fp32 B col-major", [(4096, 4096, 4096)], True))
     for dtype, dname, dtype_shapes, b_column in cases:
-        case_configs = FP32_CONFIGS if dtype == torch.float32 else configs
         for M, N, K in dtype_shapes:
+            case_configs = FP32_CONFIGS if dtype == torch.float32 else configs
+            if winners and M <= 128 and dtype != torch.float32:
+                case_configs = case_configs + SKINNY
             a = torch.randn(M, K, device="cuda", dtype=dtype)
             b = (
                 torch.randn(N, K, device="cuda", dtype=dtype).T
