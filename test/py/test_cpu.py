@@ -4,6 +4,9 @@ import numpy as np
 import pytest
 from suite import CASES, check
 
+import tilec
+import tilec.language as tl
+
 
 @pytest.fixture
 def cpu(monkeypatch):
@@ -20,3 +23,39 @@ def cpu(monkeypatch):
 def test_suite_on_cpu(case, cpu):
     rng = np.random.default_rng(0)
     check(case.run(cpu, rng), case.name)
+
+
+@tilec.jit
+def divide(x_ptr, d_ptr, q_ptr, r_ptr, n, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    x = tl.load(x_ptr + offs)
+    d = tl.load(d_ptr + offs)  # zero in the lanes past n, -1 under MIN
+    tl.store(q_ptr + offs, x // d, mask=offs < n)
+    tl.store(r_ptr + offs, x % d, mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.int8])
+def test_integer_division_never_traps(cpu, dtype):
+    """x86 traps on integer division by zero and on MIN / -1 (SIGFPE, the end of the process); GPUs
+    return some value. Lanes that divide by zero (masked off) must not kill the CPU target, and
+    MIN / -1 wraps to MIN as on a GPU."""
+    info = np.iinfo(dtype)
+    x = np.arange(16, dtype=dtype) * 3 + 1
+    d = np.zeros(16, dtype)
+    d[:8] = np.arange(1, 9, dtype=dtype)
+    if info.min < 0:
+        x[0], d[0] = info.min, -1
+    q, r = np.zeros(16, dtype), np.zeros(16, dtype)
+    divide[(1,)](x, d, q, r, 8, B=16)
+    bits = 8 * np.dtype(dtype).itemsize
+
+    def wrap(v):  # two's complement of the dtype's width
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if info.min < 0 and v >= 1 << (bits - 1) else v
+
+    pairs = list(zip(x[:8].tolist(), d[:8].tolist()))
+    quotients = [(abs(a) // abs(b)) * (1 if (a < 0) == (b < 0) else -1) for a, b in pairs]  # C truncation
+    np.testing.assert_array_equal(q[:8], np.array([wrap(v) for v in quotients], dtype=dtype))
+    np.testing.assert_array_equal(
+        r[:8], np.array([a - v * b for (a, b), v in zip(pairs, quotients)], dtype=dtype)
+    )

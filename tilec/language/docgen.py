@@ -81,6 +81,9 @@ RANDOM = ["randint", "rand", "randn", "randint4x", "rand4x", "randn4x", "philox"
           "uint_to_uniform_float", "pair_uniform_to_normal"]  # fmt: skip
 
 
+REORDER = ["join", "split", "interleave", "cat", "flip", "histogram", "swizzle2d", "assume"]
+
+
 def render() -> str:
     out = [HEADER]
     public = {n for n in dir(tl) if not n.startswith("_")}
@@ -95,11 +98,12 @@ def render() -> str:
             listed.add(name)
     out.append(_descriptors())
     listed.add("make_tensor_descriptor")
-    from tilec.language import block_pointers, random
+    from tilec.language import block_pointers, random, reorder
 
     out.append(_module_section("Block pointers", block_pointers, ["make_block_ptr", "advance"]))
     out.append(_module_section("Random numbers", random, RANDOM))
-    listed.update(["make_block_ptr", "advance", *RANDOM])
+    out.append(_module_section("Joining, splitting and reordering", reorder, REORDER))
+    listed.update(["make_block_ptr", "advance", *RANDOM, *REORDER])
     aliases = sorted(
         n
         for n in public - listed

@@ -9,6 +9,7 @@ from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
 from .cpu_grid import CpuGridPass
+from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .hoist_loads import HoistLoadsPass
@@ -27,6 +28,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         PipelineLoadsPass,
         ConvertTileToGpuPass,
         CpuGridPass,
+        CpuSafeDivisionPass,
         ConvertTileToLinalgPass,
         CpuAtomicsPass,
         CpuVectorizeDotsPass,

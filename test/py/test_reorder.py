@@ -1,0 +1,208 @@
+"""tl.join / tl.split / tl.interleave / tl.cat / tl.flip / tl.histogram / tl.swizzle2d / tl.assume
+against NumPy on the CPU target and the interpreter (and on a GPU through torch); every value comes
+out exactly, -0.0 and NaN payloads included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+TARGETS = ["cpu", "interpreter"]
+
+
+@pytest.fixture(params=TARGETS)
+def target(request, monkeypatch):
+    if request.param == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    return request.param
+
+
+@tilec.jit
+def pairs(x_ptr, y_ptr, joined_ptr, halves_ptr, inter_ptr, cat_ptr, R: tl.constexpr, C: tl.constexpr):
+    """2-D blocks x, y [R, C]: join -> [R, C, 2], split back, interleave -> [R, 2C], cat -> [2R, C]."""
+    r, c = tl.arange(0, R)[:, None], tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + r * C + c)
+    y = tl.load(y_ptr + r * C + c)
+    joined = tl.join(x, y)
+    k = tl.arange(0, 2)[None, None, :]
+    tl.store(joined_ptr + r[:, :, None] * 2 * C + c[:, :, None] * 2 + k, joined)
+    first, second = tl.split(joined)
+    tl.store(halves_ptr + r * C + c, first)
+    tl.store(halves_ptr + R * C + r * C + c, second)
+    tl.store(inter_ptr + r * 2 * C + tl.arange(0, 2 * C)[None, :], tl.interleave(x, y))
+    tl.store(cat_ptr + tl.arange(0, 2 * R)[:, None] * C + c, tl.cat(x, y, can_reorder=True))
+
+
+SPECIALS = {
+    np.float32: [-0.0, np.float32(np.nan), np.inf],
+    np.float16: [-0.0, np.float16(np.nan), -np.inf],
+    np.int8: [-128, 127, -1],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.int64])
+def test_join_split_interleave_cat(target, dtype):
+    rng = np.random.default_rng(0)
+    R, C = 4, 8
+    x = (rng.standard_normal((R, C)) * 50).astype(dtype)
+    y = (rng.standard_normal((R, C)) * 50).astype(dtype)
+    for i, value in enumerate(SPECIALS.get(dtype, [])):
+        x.flat[i] = value
+    if np.issubdtype(dtype, np.floating):  # a NaN with a payload of its own
+        y.view(np.uint16 if dtype == np.float16 else np.uint32).flat[3] = (
+            0x7E01 if dtype == np.float16 else 0x7FC00123
+        )
+    joined = np.zeros((R, C, 2), dtype)
+    halves = np.zeros((2, R, C), dtype)
+    inter = np.zeros((R, 2 * C), dtype)
+    cat = np.zeros((2 * R, C), dtype)
+    pairs[(1,)](x, y, joined, halves, inter, cat, R=R, C=C)
+
+    def same(a, b):  # bit for bit
+        return a.view(np.uint8).tobytes() == np.ascontiguousarray(b).view(np.uint8).tobytes()
+
+    assert same(joined, np.stack([x, y], axis=-1))
+    assert same(halves, np.stack([x, y]))
+    assert same(inter, np.stack([x, y], axis=-1).reshape(R, 2 * C))
+    assert same(cat, np.concatenate([x, y]))
+
+
+@tilec.jit
+def join_broadcast(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    joined = tl.join(x, 7)  # a scalar joins every element; its type follows x's
+    tl.store(out_ptr + tl.arange(0, N)[:, None] * 2 + tl.arange(0, 2)[None, :], joined)
+
+
+def test_join_broadcasts_a_scalar(target):
+    x = np.arange(8, dtype=np.int32)
+    out = np.zeros((8, 2), np.int32)
+    join_broadcast[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, np.stack([x, np.full(8, 7)], axis=1))
+
+
+@tilec.jit
+def flips(x_ptr, last_ptr, first_ptr, R: tl.constexpr, C: tl.constexpr):
+    r, c = tl.arange(0, R)[:, None], tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + r * C + c)
+    tl.store(last_ptr + r * C + c, tl.flip(x))
+    tl.store(first_ptr + r * C + c, tl.flip(x, 0))
+
+
+@pytest.mark.parametrize("R,C", [(4, 16), (1, 2), (8, 1)])
+def test_flip(target, R, C):
+    x = np.arange(R * C, dtype=np.float32).reshape(R, C) - 3
+    x.flat[0] = -0.0
+    last, first = np.zeros_like(x), np.zeros_like(x)
+    flips[(1,)](x, last, first, R=R, C=C)
+    assert last.tobytes() == np.ascontiguousarray(x[:, ::-1]).tobytes()
+    assert first.tobytes() == np.ascontiguousarray(x[::-1]).tobytes()
+
+
+@tilec.jit
+def histogram_kernel(x_ptr, out_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i, mask=i < n, other=0)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=i < n))
+
+
+def test_histogram_counts_in_range_values_of_the_masked_lanes(target):
+    rng = np.random.default_rng(1)
+    x = rng.integers(-3, 20, 128).astype(np.int32)  # some outside [0, 16)
+    out = np.zeros(16, np.int32)
+    histogram_kernel[(1,)](x, out, 100, N=128, BINS=16)
+    kept = x[:100]
+    np.testing.assert_array_equal(out, np.bincount(kept[(kept >= 0) & (kept < 16)], minlength=16))
+
+
+@tilec.jit
+def swizzled(out_ptr, size_i, size_j, size_g, N: tl.constexpr):
+    index = tl.arange(0, N)
+    i, j = tl.swizzle2d(index // size_j, index % size_j, size_i, size_j, size_g)
+    tl.assume(size_g > 0)
+    tl.store(out_ptr + index * 2, i, mask=index < size_i * size_j)
+    tl.store(out_ptr + index * 2 + 1, j, mask=index < size_i * size_j)
+
+
+def _swizzle_reference(i, j, size_i, size_j, size_g):
+    linear = i * size_j + j
+    group = linear // (size_g * size_j)
+    first = group * size_g
+    rows = min(size_i - first, size_g)
+    within = linear % (size_g * size_j)
+    return first + within % rows, within // rows
+
+
+@pytest.mark.parametrize("size_i,size_j,size_g", [(4, 4, 2), (5, 3, 2), (7, 6, 4)])
+def test_swizzle2d(target, size_i, size_j, size_g):
+    out = np.zeros((64, 2), np.int32)
+    swizzled[(1,)](out, size_i, size_j, size_g, N=64)
+    expected = [
+        _swizzle_reference(i, j, size_i, size_j, size_g) for i in range(size_i) for j in range(size_j)
+    ]
+    np.testing.assert_array_equal(out[: size_i * size_j], np.array(expected))
+    # a permutation of the grid
+    assert sorted(map(tuple, out[: size_i * size_j].tolist())) == [
+        (i, j) for i in range(size_i) for j in range(size_j)
+    ]
+
+
+@tilec.jit
+def split_odd(x_ptr, N: tl.constexpr):
+    tl.split(tl.load(x_ptr + tl.arange(0, N)))
+
+
+@tilec.jit
+def assume_float(x_ptr, N: tl.constexpr):
+    tl.assume(tl.load(x_ptr))
+
+
+@tilec.jit
+def histogram_of_floats(x_ptr, N: tl.constexpr):
+    tl.histogram(tl.load(x_ptr + tl.arange(0, N)), 4)
+
+
+@pytest.mark.parametrize(
+    "kernel,message",
+    [
+        (split_odd, r"last dimension must have size 2, got shape \[8\]"),
+        (assume_float, "tl.assume expects a condition, got a fp32 value"),
+        (histogram_of_floats, "expected a 1-D block of integers"),
+    ],
+)
+def test_misuse_names_the_line(kernel, message):
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        kernel[(1,)](np.zeros(64, np.float32), N=8)
+    assert "test_reorder.py" in str(info.value)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_on_gpu():
+    import torch
+
+    R, C = 16, 32
+    x = torch.randn(R, C, device="cuda")
+    y = torch.randn(R, C, device="cuda")
+    joined = torch.zeros(R, C, 2, device="cuda")
+    halves = torch.zeros(2, R, C, device="cuda")
+    inter = torch.zeros(R, 2 * C, device="cuda")
+    cat = torch.zeros(2 * R, C, device="cuda")
+    pairs[(1,)](x, y, joined, halves, inter, cat, R=R, C=C)
+    last, first = torch.zeros_like(x), torch.zeros_like(x)
+    flips[(1,)](x, last, first, R=R, C=C)
+    values = torch.randint(-3, 20, (128,), device="cuda", dtype=torch.int32)
+    counts = torch.zeros(16, device="cuda", dtype=torch.int32)
+    histogram_kernel[(1,)](values, counts, 100, N=128, BINS=16)
+    torch.cuda.synchronize()
+    assert torch.equal(joined, torch.stack([x, y], dim=-1))
+    assert torch.equal(halves, torch.stack([x, y]))
+    assert torch.equal(inter, torch.stack([x, y], dim=-1).reshape(R, 2 * C))
+    assert torch.equal(cat, torch.cat([x, y]))
+    assert torch.equal(last, x.flip(1)) and torch.equal(first, x.flip(0))
+    kept = values[:100]
+    assert torch.equal(counts, torch.bincount(kept[(kept >= 0) & (kept < 16)], minlength=16).int())

@@ -1,0 +1,184 @@
+"""Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
+`tl.flip`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
+
+They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
+of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
+has. Picking one element out of a pair goes through the integer bits of the values (a sum of the
+chosen value and zeros), so every value, -0.0 and NaN payloads included, comes out exactly.
+"""
+
+from __future__ import annotations
+
+from . import builtins, core, semantic
+from .builtins import builtin
+from .core import tensor
+from .semantic import SemanticError
+
+
+def _bits_type(t: core.dtype) -> core.dtype:
+    """The integer type holding a value's bits."""
+    width = 8 if t.is_bool() else t.primitive_bitwidth
+    return {8: core.int8, 16: core.int16, 32: core.int32, 64: core.int64}[width]
+
+
+def _to_bits(x: tensor) -> tensor:
+    t = _bits_type(x.dtype)
+    if x.dtype.is_bool():
+        return semantic.cast(x, t)
+    return x if x.dtype.is_int() else semantic.cast(x, t, bitcast=True)
+
+
+def _from_bits(bits: tensor, t: core.dtype) -> tensor:
+    if t.is_bool():
+        return semantic.cast(bits, t)
+    return semantic.cast(bits, t) if t.is_int() else semantic.cast(bits, t, bitcast=True)
+
+
+def _index_along(shape: tuple, axis: int) -> tensor:
+    """arange(0, shape[axis]) shaped to broadcast along `axis` of a tensor of `shape`."""
+    index = builtins.arange(0, shape[axis])
+    for _ in range(axis):
+        index = semantic.expand_dims(index, 0)
+    for _ in range(len(shape) - 1 - axis):
+        index = semantic.expand_dims(index, len(index.shape))
+    return index
+
+
+def _take(x: tensor, axis: int, position: int) -> tensor:
+    """x's elements at `position` along `axis` (that axis kept, of size 1), exactly."""
+    bits = _to_bits(x)
+    chosen = semantic.where(
+        semantic.compare("eq", _index_along(x.shape, axis), position), bits, semantic.constant(0, bits.dtype)
+    )
+    picked = builtins.reduce_tensors([chosen], axis, lambda a, b: semantic.add(a[0], b[0]), keep_dims=True)[0]
+    return _from_bits(picked, x.dtype)
+
+
+@builtin
+def join(a, b) -> tensor:
+    """`a` and `b` (broadcast to one shape and type) stacked along a new last dimension of size 2."""
+    a, b = semantic.to_tensor(a), semantic.to_tensor(b)
+    if a.dtype != b.dtype:
+        if a.dtype.is_ptr() or b.dtype.is_ptr():
+            raise SemanticError(f"tl.join: operands of types {a.dtype} and {b.dtype}")
+        a, b, _ = semantic._operands(a, b)
+    shape = semantic.broadcast_shapes(a.shape, b.shape)
+    a, b = semantic.broadcast_to(a, shape), semantic.broadcast_to(b, shape)
+    a, b = semantic.expand_dims(a, len(shape)), semantic.expand_dims(b, len(shape))
+    pair = (*shape, 2)
+    first = semantic.compare("eq", _index_along(pair, len(shape)), 0)
+    return semantic.where(first, semantic.broadcast_to(a, pair), semantic.broadcast_to(b, pair))
+
+
+@builtin
+def split(a) -> tuple[tensor, tensor]:
+    """The two halves of `a` along its last dimension, which must have size 2 (the inverse of join)."""
+    a = semantic.to_tensor(a)
+    if not a.shape or a.shape[-1] != 2:
+        raise SemanticError(f"tl.split: the last dimension must have size 2, got shape {list(a.shape)}")
+    axis = len(a.shape) - 1
+    halves = []
+    for position in (0, 1):
+        taken = _take(a, axis, position)
+        halves.append(builtins.reshape(taken, a.shape[:-1]) if a.shape[:-1] else _scalar(taken))
+    return halves[0], halves[1]
+
+
+def _scalar(x: tensor) -> tensor:
+    return builtins.reduce_tensors([builtins.reshape(x, (1,))], 0, lambda a, b: a[0])[0]
+
+
+@builtin
+def interleave(a, b) -> tensor:
+    """The elements of `a` and `b` alternating along their last dimension (its size doubles)."""
+    joined = join(a, b)
+    if len(joined.shape) < 2:
+        raise SemanticError("tl.interleave: the operands must have at least one dimension")
+    return builtins.reshape(joined, (*joined.shape[:-2], 2 * joined.shape[-2]))
+
+
+@builtin
+def cat(input, other, can_reorder=False) -> tensor:
+    """`input` followed by `other` along the first dimension (both of one shape). The order is kept
+    (Triton allows reordering with `can_reorder=True`; keeping it satisfies both)."""
+    a, b = semantic.to_tensor(input), semantic.to_tensor(other)
+    if not a.shape or a.shape != b.shape:
+        raise SemanticError(
+            f"tl.cat: the blocks must have one shape, got {list(a.shape)} and {list(b.shape)}"
+        )
+    joined = join(a, b)  # [n0, ..., 2]
+    rank = len(joined.shape)
+    leading = builtins.permute(joined, (rank - 1, *range(rank - 1)))  # [2, n0, ...]
+    return builtins.reshape(leading, (2 * a.shape[0], *a.shape[1:]))
+
+
+@builtin
+def flip(x, dim=None) -> tensor:
+    """`x` reversed along `dim` (the last dimension when None; its size a power of two)."""
+    x = semantic.to_tensor(x)
+    if not x.shape:
+        raise SemanticError("tl.flip: cannot flip a scalar")
+    rank = len(x.shape)
+    dim = (
+        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.flip: dim"), rank)
+    )
+    n = x.shape[dim]
+    if n & (n - 1):
+        raise SemanticError(f"tl.flip: the flipped dimension must be a power of two, got {n}")
+    steps = n.bit_length() - 1
+    # Index bits reversed one at a time: viewed with the dimension split into `steps` axes of size 2,
+    # reversing the order is swapping the two halves of every one of them.
+    split_shape = (*x.shape[:dim], *([2] * steps), *x.shape[dim + 1 :])
+    y = builtins.reshape(x, split_shape) if steps else x
+    for axis in range(dim, dim + steps):
+        low, high = _take(y, axis, 0), _take(y, axis, 1)
+        first = semantic.compare("eq", _index_along(y.shape, axis), 0)
+        y = semantic.where(first, semantic.broadcast_to(high, y.shape), semantic.broadcast_to(low, y.shape))
+    return builtins.reshape(y, x.shape)
+
+
+@builtin
+def histogram(input, num_bins, mask=None) -> tensor:
+    """int32 counts of the values 0 .. num_bins - 1 in the 1-D integer block `input` (values outside
+    that range, and lanes where `mask` is false, are not counted)."""
+    x = semantic.to_tensor(input)
+    bins = builtins._const_int(num_bins, "tl.histogram: num_bins")
+    if len(x.shape) != 1 or not x.dtype.is_int():
+        raise SemanticError(f"tl.histogram: expected a 1-D block of integers, got {x!r}")
+    if bins < 1 or bins & (bins - 1):
+        raise SemanticError(f"tl.histogram: num_bins must be a power of two, got {bins}")
+    hits = semantic.compare(
+        "eq",
+        semantic.expand_dims(x, 1),
+        semantic.cast(semantic.expand_dims(builtins.arange(0, bins), 0), x.dtype),
+    )
+    if mask is not None:
+        keep = semantic.broadcast_to(semantic.cast(semantic.to_tensor(mask), core.int1), x.shape)
+        hits = semantic.logical_and(hits, semantic.expand_dims(keep, 1))
+    return builtins.sum(semantic.cast(hits, core.int32), axis=0)
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Maps the row-major index (i, j) of a size_i x size_j grid to the grid walked in column-major
+    order within groups of `size_g` rows (Triton's grouped program ordering, for L2 reuse)."""
+    linear = i * size_j + j
+    group_size = size_g * size_j
+    first_row = (linear // group_size) * size_g
+    left = size_i - first_row
+    rows = (
+        builtins.minimum(left, size_g)
+        if isinstance(left, tensor) or isinstance(size_g, tensor)
+        else min(left, size_g)
+    )
+    within = linear % group_size
+    return first_row + within % rows, within // rows
+
+
+@builtin
+def assume(cond) -> None:
+    """A fact the compiler may rely on (a hint): tilec checks that it is a boolean and otherwise
+    ignores it."""
+    cond = semantic.to_tensor(cond)
+    if not (cond.dtype.is_bool() or cond.dtype.is_int()):
+        raise SemanticError(f"tl.assume expects a condition, got a {cond.dtype} value")
