@@ -1,5 +1,6 @@
 """Matmul and fused-attention benchmark on NVIDIA GPUs (not a test), in TFLOP/s: tilec against
-torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes, fp8 e4m3
+torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes (also as a
+persistent kernel and through tensor descriptors), fp8 e4m3
 squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention kernel against torch's
 scaled_dot_product_attention and Triton, all from one run. tilec and Triton compile the same kernel
 source and each reports its best over the same list of tile configs.
@@ -103,6 +104,16 @@ def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stage
     )  # fmt: skip
 
 
+def _matmul_persistent(module, a, b, c, sms, block_m, block_n, block_k, num_warps, num_stages=3):
+    M, K = a.shape
+    N = b.shape[1]
+    module.matmul_persistent_kernel[(min(sms, triton_cdiv(M, block_m) * triton_cdiv(N, block_n)),)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, NUM_SMS=sms,
+        num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
 def _descriptor_class(module):
     """Each compiler's host TensorDescriptor."""
     if module.__name__.endswith("triton"):
@@ -194,6 +205,31 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                     **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
                 }
             )
+
+    # Persistent kernels (Triton's tutorial 09): one program per SM walking the tiles
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for size in [4096] if quick else [4096, 8192]:
+        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        ref = a @ b
+
+        def check(cfg, c=c, ref=ref):
+            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+
+        t_tilec, cfg_tilec = _best(lambda cfg: _matmul_persistent(tk, a, b, c, sms, *cfg), configs, check)
+        t_triton, cfg_triton = _best(lambda cfg: _matmul_persistent(tr, a, b, c, sms, *cfg), configs, check)
+        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+        record(
+            {
+                "kernel": "matmul",
+                "size": f"{size}x{size}x{size}",
+                "dtype": "fp16 persistent",
+                "tilec_config": list(cfg_tilec),
+                "triton_config": list(cfg_triton),
+                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
+            }
+        )
 
     # The same products through tensor descriptors (Triton's TensorDescriptor for Triton): on the
     # H200 both compilers copy the tiles with TMA

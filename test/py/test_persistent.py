@@ -1,0 +1,90 @@
+"""Persistent kernels (Triton's tutorial 09): a fixed number of programs, each looping over output
+tiles with `tl.range(start, end, step, flatten=True)`, the K loop nested inside. On the CPU target
+and the interpreter against NumPy; in CI the sm_90a code of the inner loop streams into warpgroup
+MMA; on a GPU against torch."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+
+@pytest.fixture(params=["cpu", "interpreter"])
+def target(request, monkeypatch):
+    if request.param == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    return request.param
+
+
+@tilec.jit
+def persistent_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr,
+):  # fmt: skip
+    tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, PROGRAMS, flatten=True, num_stages=3):
+        pid_m, pid_n = tl.swizzle2d(tile // tiles_n, tile % tiles_n, tiles_m, tiles_n, GROUP_M)
+        rows = pid_m * BM + tl.arange(0, BM)
+        cols = pid_n * BN + tl.arange(0, BN)
+        ks = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rows[:, None] * stride_am + (k + ks)[None, :],
+                        mask=(rows[:, None] < M) & ((k + ks)[None, :] < K), other=0.0)  # fmt: skip
+            b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :],
+                        mask=((k + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)  # fmt: skip
+            acc = tl.dot(a, b, acc)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("M,N,K,programs", [(64, 64, 32, 1), (100, 70, 90, 3), (33, 130, 17, 7)])
+def test_persistent_matmul(target, M, N, K, programs):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    persistent_matmul[(programs,)](
+        a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=16, GROUP_M=2, PROGRAMS=programs
+    )
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_inner_loop_streams_into_tensor_cores():
+    compiled = tilec.compile(
+        persistent_matmul,
+        signature="*fp16,*fp16,*fp16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16",
+        constexprs={"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8, "PROGRAMS": 132},
+        target="sm_90a", num_warps=4, num_stages=3,
+    )  # fmt: skip
+    ptx = compiled.asm["ptx"]
+    assert "wgmma.mma_async" in ptx
+    assert set(re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], (\d+),", ptx)) == {"16"}
+    assert "ld.global" not in ptx
+    if shutil.which("ptxas"):
+        assert "cubin" in compiled.asm
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("M,N,K", [(1024, 1024, 512), (1000, 520, 264)])
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 64, 8)], ids=str)
+def test_persistent_matmul_on_gpu(M, N, K, config):
+    import torch
+
+    torch.manual_seed(0)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    bm, bn, bk, warps = config
+    programs = torch.cuda.get_device_properties(0).multi_processor_count
+    persistent_matmul[(programs,)](a, b, c, M, N, K, K, N, N, BM=bm, BN=bn, BK=bk, GROUP_M=8,
+                                   PROGRAMS=programs, num_warps=warps, num_stages=3)  # fmt: skip
+    torch.testing.assert_close(c.float(), (a.double() @ b.double()).float(), rtol=2e-2, atol=0.1)
