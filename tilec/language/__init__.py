@@ -2,7 +2,7 @@
 
 import builtins as _py
 
-from . import math  # noqa: F401  (tl.math.exp etc.)
+from . import extra, math  # noqa: F401  (tl.math.exp etc., tl.extra.libdevice)
 from .block_pointers import advance, block_pointer, make_block_ptr
 from .builtins import (
     PropagateNan,

@@ -71,10 +71,21 @@ def _descriptors() -> str:
     return text
 
 
-def _module_section(title: str, module, names: list[str]) -> str:
+def _module_section(title: str, module, names: list[str], prefix: str = "tl.") -> str:
     """A section for a language module of its own: its doc (less the first paragraph) and functions."""
     text = f"## {title}\n\n" + inspect.getdoc(module).split("\n\n", 1)[1] + "\n\n"
-    return text + "\n".join(_entry(name, getattr(tl, name)) for name in names)
+    entries = [_entry(name, getattr(module, name)).replace("`tl.", f"`{prefix}", 1) for name in names]
+    return text + "\n".join(entries)
+
+
+def _libdevice() -> str:
+    from tilec.language.extra import libdevice
+
+    own = sorted(
+        n for n, v in vars(libdevice).items() if getattr(v, "__tilec_builtin__", False) and n[0] != "_"
+    )
+    section = _module_section("libdevice (`tilec.language.extra.libdevice`)", libdevice, own, "libdevice.")
+    return section + "\n"
 
 
 RANDOM = ["randint", "rand", "randn", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
@@ -103,6 +114,7 @@ def render() -> str:
     out.append(_module_section("Block pointers", block_pointers, ["make_block_ptr", "advance"]))
     out.append(_module_section("Random numbers", random, RANDOM))
     out.append(_module_section("Joining, splitting and reordering", reorder, REORDER))
+    out.append(_libdevice())
     listed.update(["make_block_ptr", "advance", *RANDOM, *REORDER])
     aliases = sorted(
         n

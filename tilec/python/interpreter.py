@@ -354,7 +354,17 @@ _simple_ops = {
     "math.erf": lambda op: _erf,
     "math.fma": lambda op: lambda a, b, c: a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64),
     "math.powf": lambda op: np.power,
+    "math.trunc": lambda op: np.trunc,
+    "math.roundeven": lambda op: np.rint,
+    "math.round": lambda op: _round_half_away,
+    "math.copysign": lambda op: np.copysign,
 }
+
+
+def _round_half_away(x):
+    x = _arr(x)
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
 
 
 def _erf(x):
