@@ -5,7 +5,7 @@ libdevice` instead.
 tilec has no vendor device library: each function is one of tilec's own math operations or is built
 from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accuracy: exp, log, sin,
 cos, tanh and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32);
-log1p and expm1 stay accurate near zero (Goldberg's and Kahan's rearrangements); trunc, round, rint,
+log1p and expm1 stay accurate near zero (series there, computed with plain arithmetic); trunc, round, rint,
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
 int32 0 or 1, as libdevice's do. Functions not listed here (pow, the inverse trigonometric and
 hyperbolic functions, Bessel functions, ...) are not available: using one is a compile error that
@@ -142,35 +142,37 @@ def log10(x) -> tensor:
     return semantic.mul(builtins.log2(_float(x, "log10")), _math.log10(2.0))
 
 
+def _horner(x: tensor, coefficients: list[float]) -> tensor:
+    """c0 + c1 x + c2 x^2 + ... (coefficients from c0)."""
+    result = semantic.to_tensor(coefficients[-1], x.dtype)
+    result = semantic.broadcast_to(result, x.shape)
+    for c in reversed(coefficients[:-1]):
+        result = semantic.add(semantic.mul(result, x), c)
+    return result
+
+
 @builtin
 def log1p(x) -> tensor:
-    """log(1 + x), accurate for small x: log(u) * x / (u - 1) with u = 1 + x rounded (Goldberg),
-    x itself where u rounds to 1 (and for x = inf)."""
+    """log(1 + x), accurate for small x: for 1 + x in [0.75, 1.33], 2 atanh(s) with s = x / (2 + x)
+    as its odd series (five terms: s^11 / 11 < 3e-11 relative), elsewhere log(1 + x) (the GPUs' log
+    is accurate relative to log2 values away from 0, not near 1)."""
     x = _float(x, "log1p")
-    u = semantic.add(x, 1.0)
-    scaled = semantic.truediv(semantic.mul(builtins.log(u), x), semantic.sub(u, 1.0), precise=True)
-    exact = semantic.logical_or(semantic.compare("eq", u, 1.0), semantic.compare("eq", u, float("inf")))
-    return semantic.where(exact, x, scaled)
+    s = semantic.truediv(x, semantic.add(x, 2.0), precise=True)
+    s2 = semantic.mul(s, s)
+    series = semantic.mul(semantic.mul(s, 2.0), _horner(s2, [1.0, 1 / 3, 1 / 5, 1 / 7, 1 / 9]))
+    near = semantic.logical_and(semantic.compare("ge", x, -0.25), semantic.compare("le", x, 1 / 3))
+    return semantic.where(near, series, builtins.log(semantic.add(x, 1.0)))
 
 
 @builtin
 def expm1(x) -> tensor:
-    """exp(x) - 1, accurate for small x: (u - 1) * x / log(u) with u = exp(x) (Kahan), x itself where
-    u rounds to 1, -1 where u - 1 does."""
+    """exp(x) - 1, accurate for small x: for |x| < 0.35 its Taylor series (to x^9 / 9!: < 1e-11
+    relative), elsewhere exp(x) - 1."""
     x = _float(x, "expm1")
-    u = builtins.exp(x)
-    um1 = semantic.sub(u, 1.0)
-    scaled = semantic.truediv(semantic.mul(um1, x), builtins.log(u), precise=True)
-    near_one = semantic.compare("eq", u, 1.0)
-    return semantic.where(
-        near_one,
-        x,
-        semantic.where(
-            semantic.compare("eq", um1, -1.0),
-            -1.0,
-            semantic.where(semantic.compare("eq", u, float("inf")), u, scaled),
-        ),
-    )
+    factorials = [1.0 / _math.factorial(k) for k in range(1, 10)]
+    series = semantic.mul(x, _horner(x, factorials))
+    near = semantic.compare("lt", semantic.abs_(x), 0.35)
+    return semantic.where(near, series, semantic.sub(builtins.exp(x), 1.0))
 
 
 def __getattr__(name):
