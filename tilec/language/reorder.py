@@ -1,5 +1,5 @@
 """Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
-`tl.flip`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
+`tl.flip`, `tl.sort`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
@@ -134,6 +134,60 @@ def flip(x, dim=None) -> tensor:
         low, high = _take(y, axis, 0), _take(y, axis, 1)
         first = semantic.compare("eq", _index_along(y.shape, axis), 0)
         y = semantic.where(first, semantic.broadcast_to(high, y.shape), semantic.broadcast_to(low, y.shape))
+    return builtins.reshape(y, x.shape)
+
+
+@builtin
+def sort(x, dim=None, descending=False) -> tensor:
+    """`x` sorted along `dim` (the last dimension; its size a power of two), ascending unless
+    `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
+    compare-and-swap stage pairs the elements that differ in one index bit. NaNs compare false, so
+    where they land is unspecified (as in Triton)."""
+    x = semantic.to_tensor(x)
+    if not x.shape:
+        raise SemanticError("tl.sort: cannot sort a scalar")
+    rank = len(x.shape)
+    dim = (
+        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.sort: dim"), rank)
+    )
+    if dim != rank - 1:
+        raise SemanticError(f"tl.sort: only the last dimension can be sorted (dim {dim} of rank {rank})")
+    n = x.shape[dim]
+    if n & (n - 1):
+        raise SemanticError(f"tl.sort: the sorted dimension must be a power of two, got {n}")
+    bits = n.bit_length() - 1
+    if bits == 0:
+        return x
+    # axis dim + j holds index bit (bits - 1 - j)
+    y = builtins.reshape(x, (*x.shape[:-1], *([2] * bits)))
+
+    def axis_of(bit):
+        return dim + bits - 1 - bit
+
+    for stage in range(1, bits + 1):
+        # within blocks of 2^stage: ascending where index bit `stage` is 0 (the last stage: all)
+        if stage < bits:
+            reverse = semantic.compare("eq", _index_along(y.shape, axis_of(stage)), 1)
+        for bit in range(stage - 1, -1, -1):
+            axis = axis_of(bit)
+            low, high = _take(y, axis, 0), _take(y, axis, 1)
+            out_of_order = semantic.compare("lt" if descending else "gt", low, high)
+            if stage < bits:
+                out_of_order = semantic.xor_(
+                    semantic.broadcast_to(out_of_order, y.shape), semantic.broadcast_to(reverse, y.shape)
+                )
+                # equal elements must not swap in the reversed blocks either
+                out_of_order = semantic.logical_and(
+                    out_of_order, semantic.broadcast_to(semantic.compare("ne", low, high), y.shape)
+                )
+            first = semantic.compare("eq", _index_along(y.shape, axis), 0)
+            smaller = semantic.where(
+                out_of_order, semantic.broadcast_to(high, y.shape), semantic.broadcast_to(low, y.shape)
+            )
+            larger = semantic.where(
+                out_of_order, semantic.broadcast_to(low, y.shape), semantic.broadcast_to(high, y.shape)
+            )
+            y = semantic.where(first, smaller, larger)
     return builtins.reshape(y, x.shape)
 
 
