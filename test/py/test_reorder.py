@@ -186,10 +186,29 @@ def histogram_of_floats(x_ptr, N: tl.constexpr):
     tl.histogram(tl.load(x_ptr + tl.arange(0, N)), 4)
 
 
+@tilec.jit
+def sort_first_dim(x_ptr, N: tl.constexpr):
+    tl.sort(tl.load(x_ptr + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]), dim=0)
+
+
+@tilec.jit
+def cat_mismatch(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.cat(x, tl.join(x, x), can_reorder=True)
+
+
+@tilec.jit
+def flip_scalar(x_ptr, N: tl.constexpr):
+    tl.flip(tl.load(x_ptr))
+
+
 @pytest.mark.parametrize(
     "kernel,message",
     [
         (split_odd, r"last dimension must have size 2, got shape \[8\]"),
+        (sort_first_dim, r"only the last dimension can be sorted \(dim 0 of rank 2\)"),
+        (cat_mismatch, r"the blocks must have one shape, got \[8\] and \[8, 2\]"),
+        (flip_scalar, "cannot flip a scalar"),
         (assume_float, "tl.assume expects a condition, got a fp32 value"),
         (histogram_of_floats, "expected a 1-D block of integers"),
     ],
