@@ -200,9 +200,15 @@ def store_wrong_shape(x_ptr, B: tl.constexpr):
     tl.store(tl.make_block_ptr(x_ptr, (B,), (1,), (0,), (B,), (0,)), tl.zeros((2 * B,), tl.float32))
 
 
+@tilec.jit
+def bad_padding(x_ptr, B: tl.constexpr):
+    tl.load(tl.make_block_ptr(x_ptr, (B,), (1,), (0,), (B,), (0,)), padding_option="inf")
+
+
 @pytest.mark.parametrize(
     "kernel,message",
     [
+        (bad_padding, "padding_option 'inf' is not 'zero' or 'nan'"),
         (load_with_mask, "block pointer takes boundary_check and padding_option, not mask"),
         (
             check_on_plain_pointers,

@@ -58,14 +58,14 @@ class block_pointer:
 
     def load(self, boundary_check, padding_option: str) -> tensor:
         checked = _checked_dims(boundary_check, self.rank, "tl.load")
-        ptr, mask = self._view()._block(self.offsets, "load", checked)
-        if mask is None:
-            return builtins.load(ptr)
         padding = padding_option or "zero"
         if padding not in ("zero", "nan"):
             raise SemanticError(f"tl.load: padding_option {padding_option!r} is not 'zero' or 'nan'")
         if padding == "nan" and not self.dtype.is_floating():
             raise SemanticError(f"tl.load: padding_option 'nan' for a block of {self.dtype} values")
+        ptr, mask = self._view()._block(self.offsets, "load", checked)
+        if mask is None:
+            return builtins.load(ptr)
         return builtins.load(ptr, mask, float("nan") if padding == "nan" else 0)
 
     def store(self, value, boundary_check) -> None:
