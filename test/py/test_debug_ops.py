@@ -20,16 +20,6 @@ def checking(x_ptr, BLOCK: tl.constexpr):
     tl.device_assert(x >= 0, "x must be non-negative")
 
 
-@pytest.fixture(params=["interpreter", "cpu"])
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    else:
-        monkeypatch.delenv("TILEC_INTERPRET", raising=False)
-        monkeypatch.setenv("TILEC_TARGET", "cpu")
-    return request.param
-
-
 def test_device_print(target, capfd):
     printing[(2,)](np.arange(4, dtype=np.float32), BLOCK=4)
     lines = sorted(capfd.readouterr().out.splitlines())

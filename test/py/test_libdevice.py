@@ -14,13 +14,6 @@ from tilec.language.extra import libdevice
 from tilec.language.extra.cuda import libdevice as cuda_libdevice
 
 
-@pytest.fixture(params=["cpu", "interpreter"])
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    return request.param
-
-
 @tilec.jit
 def functions(x_ptr, out_ptr, N: tl.constexpr):
     i = tl.arange(0, N)

@@ -16,13 +16,6 @@ import tilec
 import tilec.language as tl
 
 
-@pytest.fixture(params=["cpu", "interpreter"])
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    return request.param
-
-
 @tilec.jit
 def persistent_matmul(
     a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,

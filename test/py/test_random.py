@@ -11,15 +11,6 @@ from gpu_launch import needs_gpu
 import tilec
 import tilec.language as tl
 
-TARGETS = ["cpu", "interpreter"]
-
-
-@pytest.fixture(params=TARGETS)
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    return request.param
-
 
 @tilec.jit
 def philox_words(c_ptr, out_ptr, seed, B: tl.constexpr):

@@ -11,15 +11,6 @@ from gpu_launch import needs_gpu
 import tilec
 import tilec.language as tl
 
-TARGETS = ["cpu", "interpreter"]
-
-
-@pytest.fixture(params=TARGETS)
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    return request.param
-
 
 @tilec.jit
 def pairs(x_ptr, y_ptr, joined_ptr, halves_ptr, inter_ptr, cat_ptr, R: tl.constexpr, C: tl.constexpr):

@@ -17,14 +17,6 @@ import tilec
 import tilec.language as tl
 
 D = tilec.TensorDescriptor.from_tensor
-TARGETS = ["cpu", "interpreter"]
-
-
-@pytest.fixture(params=TARGETS)
-def target(request, monkeypatch):
-    if request.param == "interpreter":
-        monkeypatch.setenv("TILEC_INTERPRET", "1")
-    return request.param
 
 
 @tilec.jit
