@@ -1,4 +1,4 @@
-"""tl.join / tl.split / tl.interleave / tl.cat / tl.flip / tl.sort / tl.histogram / tl.swizzle2d / tl.assume
+"""tl.join / tl.split / tl.interleave / tl.cat / tl.flip / tl.sort / tl.gather / tl.histogram / tl.swizzle2d / tl.assume
 against NumPy on the CPU target and the interpreter (and on a GPU through torch); every value comes
 out exactly, -0.0 and NaN payloads included."""
 
@@ -115,6 +115,35 @@ def test_sort(target, dtype, descending, N):
 
 
 @tilec.jit
+def gathered(
+    src_ptr, idx_ptr, out_ptr, K: tl.constexpr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr
+):
+    """src [K, N] gathered along axis 0 by index [M, N], or src [N, K] along axis 1 by index [N, M]."""
+    if AXIS == 0:
+        src = tl.load(src_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+        rows, cols = tl.arange(0, M)[:, None], tl.arange(0, N)[None, :]
+        tl.store(out_ptr + rows * N + cols, tl.gather(src, tl.load(idx_ptr + rows * N + cols), 0))
+    else:
+        src = tl.load(src_ptr + tl.arange(0, N)[:, None] * K + tl.arange(0, K)[None, :])
+        rows, cols = tl.arange(0, N)[:, None], tl.arange(0, M)[None, :]
+        tl.store(out_ptr + rows * M + cols, tl.gather(src, tl.load(idx_ptr + rows * M + cols), 1))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8])
+def test_gather(target, axis, dtype):
+    rng = np.random.default_rng(axis)
+    K, M, N = 8, 16, 4
+    src = (rng.standard_normal((K, N) if axis == 0 else (N, K)) * 20).astype(dtype)
+    if dtype == np.float32:
+        src.flat[0] = -0.0
+    index = rng.integers(0, K, (M, N) if axis == 0 else (N, M)).astype(np.int32)
+    out = np.zeros(index.shape, dtype)
+    gathered[(1,)](src, index, out, K=K, M=M, N=N, AXIS=axis)
+    assert out.tobytes() == np.take_along_axis(src, index, axis).tobytes()
+
+
+@tilec.jit
 def histogram_kernel(x_ptr, out_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(x_ptr + i, mask=i < n, other=0)
@@ -193,9 +222,16 @@ def flip_scalar(x_ptr, N: tl.constexpr):
     tl.flip(tl.load(x_ptr))
 
 
+@tilec.jit
+def gather_mismatch(x_ptr, N: tl.constexpr):
+    src = tl.load(x_ptr + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.gather(src, tl.zeros((N, 2 * N), tl.int32), 0)
+
+
 @pytest.mark.parametrize(
     "kernel,message",
     [
+        (gather_mismatch, r"index's shape \[8, 16\] differs from src's \[8, 8\] in dimension 1"),
         (split_odd, r"last dimension must have size 2, got shape \[8\]"),
         (sort_first_dim, r"only the last dimension can be sorted \(dim 0 of rank 2\)"),
         (cat_mismatch, r"the blocks must have one shape, got \[8\] and \[8, 2\]"),
@@ -241,3 +277,9 @@ def test_on_gpu():
     sorted_rows[(1,)](rows, ordered, R=4, N=128, DESCENDING=False)
     torch.cuda.synchronize()
     assert torch.equal(ordered, rows.sort(dim=1).values)
+    src = torch.randn(8, 4, device="cuda")
+    index = torch.randint(0, 8, (16, 4), device="cuda", dtype=torch.int32)
+    picked = torch.zeros(16, 4, device="cuda")
+    gathered[(1,)](src, index, picked, K=8, M=16, N=4, AXIS=0)
+    torch.cuda.synchronize()
+    assert torch.equal(picked, torch.gather(src, 0, index.long()))

@@ -109,7 +109,7 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
-from .reorder import assume, cat, flip, histogram, interleave, join, sort, split, swizzle2d
+from .reorder import assume, cat, flip, gather, histogram, interleave, join, sort, split, swizzle2d
 
 
 def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):

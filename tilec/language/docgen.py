@@ -92,7 +92,7 @@ RANDOM = ["randint", "rand", "randn", "randint4x", "rand4x", "randn4x", "philox"
           "uint_to_uniform_float", "pair_uniform_to_normal"]  # fmt: skip
 
 
-REORDER = ["join", "split", "interleave", "cat", "flip", "sort", "histogram", "swizzle2d", "assume"]
+REORDER = ["join", "split", "interleave", "cat", "flip", "sort", "gather", "histogram", "swizzle2d", "assume"]
 
 
 def render() -> str:

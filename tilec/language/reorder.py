@@ -1,5 +1,5 @@
 """Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
-`tl.flip`, `tl.sort`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
+`tl.flip`, `tl.sort`, `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
@@ -189,6 +189,46 @@ def sort(x, dim=None, descending=False) -> tensor:
             )
             y = semantic.where(first, smaller, larger)
     return builtins.reshape(y, x.shape)
+
+
+@builtin
+def gather(src, index, axis) -> tensor:
+    """out[..., j, ...] = src[..., index[..., j, ...], ...] along `axis`: index has src's rank and its
+    shape except along `axis`; the result has index's shape. Computed as a one-hot selection (an
+    intermediate of index's size times src.shape[axis] elements), so meant for small blocks; an index
+    outside src gives 0."""
+    src, index = semantic.to_tensor(src), semantic.to_tensor(index)
+    rank = len(src.shape)
+    if not rank or len(index.shape) != rank:
+        raise SemanticError(
+            f"tl.gather: src and index must have one rank, got shapes {list(src.shape)} and {list(index.shape)}"
+        )
+    if not index.dtype.is_int():
+        raise SemanticError(f"tl.gather: index must be integers, got {index.dtype}")
+    axis = builtins._normalize_axis(builtins._const_int(axis, "tl.gather: axis"), rank)
+    for d in range(rank):
+        if d != axis and src.shape[d] != index.shape[d]:
+            raise SemanticError(
+                f"tl.gather: index's shape {list(index.shape)} differs from src's {list(src.shape)} in "
+                f"dimension {d}, which is not the gathered axis {axis}"
+            )
+    size = src.shape[axis]
+    wide = (
+        *index.shape[: axis + 1],
+        size,
+        *index.shape[axis + 1 :],
+    )  # index's shape, src's axis after `axis`
+    hits = semantic.compare(
+        "eq",
+        semantic.expand_dims(index, axis + 1),
+        semantic.cast(_index_along(wide, axis + 1), index.dtype),
+    )
+    bits = semantic.expand_dims(_to_bits(src), axis)  # [..., 1, K, ...]
+    chosen = semantic.where(
+        hits, semantic.broadcast_to(bits, wide), semantic.broadcast_to(semantic.constant(0, bits.dtype), wide)
+    )
+    picked = builtins.reduce_tensors([chosen], axis + 1, lambda a, b: semantic.add(a[0], b[0]))[0]
+    return _from_bits(picked, src.dtype)
 
 
 @builtin
