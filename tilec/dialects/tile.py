@@ -576,6 +576,65 @@ def _v_print(op):
         _fail(op, "attribute 'hex' must be a bool")
 
 
+def asm_registers(element: ir.Type, pack: int) -> tuple[int, int]:
+    """How `pack` elements of `element` go to an inline asm statement: (elements per register, registers).
+    Elements narrower than 32 bits share 32-bit registers (4 x i8, 2 x f16), as in Triton."""
+    bits = (
+        64 if is_ptr(element) else ir.IntegerType(element).width if is_int(element) else _float_bits(element)
+    )
+    per_register = min(max(32 // bits, 1), pack)
+    return per_register, pack // per_register
+
+
+def _float_bits(t: ir.Type) -> int:
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(t), 0)
+
+
+def _asm_element_ok(t: ir.Type) -> bool:
+    if is_ptr(t):
+        return True
+    if is_int(t):
+        return ir.IntegerType(t).width in (8, 16, 32, 64)
+    return _float_bits(t) > 0
+
+
+def asm_constraints(text: str) -> list[str]:
+    """The operand constraints of an asm constraint string (clobbers such as ~{memory} left out)."""
+    return [c.strip() for c in text.split(",") if c.strip() and not c.strip().startswith("~")]
+
+
+def _v_inline_asm(op):
+    _str_attr(op, "asm")
+    constraints = _str_attr(op, "constraints")
+    if constraints is None:
+        _fail(op, "requires attribute 'constraints'")
+    pack = _int_attr(op, "pack")
+    if not _pow2(pack):
+        _fail(op, f"pack must be a power of two, got {pack}")
+    args, results = list(op.operands), list(op.results)
+    if not results:
+        _fail(op, "needs at least one result")
+    shape = shape_of(results[0].type)
+    for what, v in [("result", r) for r in results] + [("argument", a) for a in args]:
+        if shape_of(v.type) != shape:
+            _fail(op, f"every argument and result must have shape {shape}, got {what} {v.type}")
+        if not _asm_element_ok(element_of(v.type)):
+            _fail(op, f"{what} element type {element_of(v.type)} cannot go to an asm statement")
+    if not shape and pack != 1:
+        _fail(op, f"pack must be 1 for scalars, got {pack}")
+    outs = sum(asm_registers(element_of(r.type), pack)[1] for r in results)
+    ins = sum(asm_registers(element_of(a.type), pack)[1] for a in args)
+    listed = asm_constraints(constraints)
+    if len(listed) != outs + ins:
+        _fail(
+            op,
+            f"constraints list {len(listed)} operands, the statement has {outs} output and {ins} "
+            f"input registers (pack={pack}; elements narrower than 32 bits share registers)",
+        )
+    if any(c.startswith("=") for c in listed[outs:]) or not all(c.startswith("=") for c in listed[:outs]):
+        _fail(op, f"constraints must list the {outs} outputs (=...) first, then the {ins} inputs")
+
+
 def _v_assert(op):
     cond = op.operands[0].type
     if not is_int(element_of(cond)):
@@ -595,8 +654,11 @@ _I32 = "irdl.is i32"
 MAX_SLOTS = 4
 
 
-def _slots(name: str) -> tuple[Operand, ...]:
-    return (Operand(f"{name}0"),) + tuple(Operand(f"{name}{i}", "optional") for i in range(1, MAX_SLOTS))
+def _slots(name: str, count: int = MAX_SLOTS, first: str = "single") -> tuple[Operand, ...]:
+    return (Operand(f"{name}0", first),) + tuple(Operand(f"{name}{i}", "optional") for i in range(1, count))
+
+
+ASM_ARG_SLOTS = 8  # tile.inline_asm: at most 8 arguments and 4 results
 
 
 def _ops() -> list[OpSpec]:
@@ -797,6 +859,23 @@ def _ops() -> list[OpSpec]:
             pure=False,
             verify=_v_assert,
         ),
+        OpSpec(
+            "inline_asm",
+            "Runs the assembly statement `asm` (the target's: PTX on NVIDIA, AMDGCN on AMD) once per "
+            "`pack` elements of every operand; `constraints` lists its registers as in LLVM inline "
+            "asm, outputs first: per result and per argument pack / k registers, where k elements "
+            "narrower than 32 bits share one (4 x i8, 2 x f16). `pure` (unit) lets it be merged or "
+            "erased; otherwise it may have side effects. All operands and results share one shape.",
+            '%y = "tile.inline_asm"(%x) {asm = "shl.b32 $0, $1, 3;", constraints = "=r,r", '
+            "pack = 1 : i32, pure, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, "
+            "resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128xi32>) -> tensor<128xi32>",
+            operands=_slots("arg", ASM_ARG_SLOTS, first="optional"),
+            results=_slots("result"),
+            attributes=("asm", "constraints", "pack"),
+            optional_attributes=("pure",),
+            pure=False,
+            verify=_v_inline_asm,
+        ),
     ]
 
 
@@ -813,6 +892,11 @@ for _spec in _ops():
     SPECS[_spec.name] = _spec
 
 PURE_OPS = frozenset(s.full_name for s in SPECS.values() if s.pure)
+
+
+def is_pure(op: ir.Operation) -> bool:
+    """No side effects: a tile op in PURE_OPS, or an inline asm statement marked `pure`."""
+    return op.name in PURE_OPS or (op.name == "tile.inline_asm" and "pure" in op.attributes)
 
 
 def irdl_source() -> str:
@@ -1048,6 +1132,25 @@ def atomic_rmw(kind, ptr, value, mask=None, *, sem="acq_rel", scope="gpu", loc=N
 def atomic_cas(ptr, cmp, value, *, sem="acq_rel", scope="gpu", loc=None, ip=None):
     attrs = _atomic_attrs(sem, scope)
     return _create("atomic_cas", [value.type], [ptr, cmp, value], attrs, loc=loc, ip=ip).result
+
+
+def inline_asm(asm, constraints, args, result_types, *, pure, pack, loc=None, ip=None) -> list[ir.Value]:
+    if len(args) > ASM_ARG_SLOTS or not 1 <= len(result_types) <= MAX_SLOTS:
+        raise ValueError(
+            f"tile.inline_asm takes up to {ASM_ARG_SLOTS} arguments and 1 to {MAX_SLOTS} results"
+        )
+    attrs = {
+        "asm": ir.StringAttr.get(asm),
+        "constraints": ir.StringAttr.get(constraints),
+        "pack": _i32(pack),
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1] * len(args) + [0] * (ASM_ARG_SLOTS - len(args))),
+        "resultSegmentSizes": ir.DenseI32ArrayAttr.get(
+            [1] * len(result_types) + [0] * (MAX_SLOTS - len(result_types))
+        ),
+    }
+    if pure:
+        attrs["pure"] = ir.UnitAttr.get()
+    return list(_create("inline_asm", list(result_types), list(args), attrs, loc=loc, ip=ip).results)
 
 
 def convert_layout(src, result_type, *, loc=None, ip=None) -> ir.Value:

@@ -41,6 +41,7 @@ from .builtins import (
     fma,
     full,
     full_like,
+    inline_asm_elementwise,
     load,
     log,
     log2,

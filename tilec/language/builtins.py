@@ -840,6 +840,64 @@ def device_print(prefix, *args, hex=False):
 
 
 @builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Runs the assembly statement `asm` on the arguments' elements, `pack` elements per run; the
+    target's own assembly (PTX on NVIDIA, AMDGCN on AMD; the CPU target and the interpreter cannot run
+    it). `constraints` lists the registers as in LLVM inline asm, outputs first (`"=r,r"`): per result
+    and per argument pack / k registers, where k elements narrower than 32 bits share one 32-bit
+    register (4 x int8, 2 x float16) as in Triton. `dtype` is the result's type, or a tuple of them
+    for several results (then a tuple comes back). `is_pure=False` keeps a statement whose result
+    is unused. Up to 8 arguments and 4 results."""
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise SemanticError("tl.inline_asm_elementwise: asm and constraints must be strings")
+    pack = _const_int(pack, "tl.inline_asm_elementwise's pack")
+    several = isinstance(dtype, tuple | list)
+    dtypes = list(dtype) if several else [dtype]
+    if not isinstance(args, tuple | list):
+        args = [args]
+    args = [to_tensor(a) for a in args]
+    for what, t in [("argument", a.dtype) for a in args] + [("result", d) for d in dtypes]:
+        if not isinstance(t, core.dtype):
+            raise SemanticError(
+                f"tl.inline_asm_elementwise: dtype must be a tl type or a tuple of them, got {t!r}"
+            )
+        if t.is_fp8() or (not t.is_ptr() and t.primitive_bitwidth not in (8, 16, 32, 64)):
+            raise SemanticError(
+                f"tl.inline_asm_elementwise: {t} {what}s cannot go to an asm statement (8- to 64-bit "
+                "integers, float16, bfloat16, float32, float64 and pointers can)"
+            )
+    shape = ()
+    for a in args:
+        shape = semantic.broadcast_shapes(shape, a.shape)
+    if shape:
+        args = [semantic.broadcast_to(a, shape) for a in args]
+    elif pack != 1:
+        raise SemanticError(
+            f"tl.inline_asm_elementwise: pack must be 1 when every argument is a scalar, got {pack}"
+        )
+    if len(args) > tile.ASM_ARG_SLOTS or len(dtypes) > tile.MAX_SLOTS:
+        raise SemanticError(
+            f"tl.inline_asm_elementwise takes up to {tile.ASM_ARG_SLOTS} arguments and "
+            f"{tile.MAX_SLOTS} results, got {len(args)} and {len(dtypes)}"
+        )
+    if pack < 1 or pack & (pack - 1):
+        raise SemanticError(f"tl.inline_asm_elementwise: pack must be a power of two, got {pack}")
+    outs = _py.sum(tile.asm_registers(d.to_ir(), pack)[1] for d in dtypes)
+    ins = _py.sum(tile.asm_registers(a.dtype.to_ir(), pack)[1] for a in args)
+    listed = tile.asm_constraints(constraints)
+    if len(listed) != outs + ins:
+        raise SemanticError(
+            f"tl.inline_asm_elementwise: constraints {constraints!r} list {len(listed)} registers, the "
+            f"statement has {outs} output and {ins} input registers (pack={pack}; elements narrower "
+            "than 32 bits share 32-bit registers)"
+        )
+    types = [tile.with_shape(d.to_ir(), list(shape)) for d in dtypes]
+    values = tile.inline_asm(asm, constraints, [a.handle for a in args], types, pure=bool(is_pure), pack=pack)
+    results = tuple(tensor(v, d, shape) for v, d in zip(values, dtypes))
+    return results if several else results[0]
+
+
+@builtin
 def device_assert(cond, msg=""):
     """Stops the kernel with `msg` and the source location where `cond` is false (in debug mode:
     `@tilec.jit(debug=True)` or `TILEC_DEBUG=1`; the interpreter always checks). On NVIDIA GPUs a failed

@@ -211,7 +211,7 @@ def _cse_and_dce(root: ir.Operation) -> bool:
         seen: dict[tuple, ir.Operation] = {}
         for op in reversed(list(block.operations)):
             op = op.operation if hasattr(op, "operation") else op
-            if op.name not in tile.PURE_OPS:
+            if not tile.is_pure(op):
                 continue
             if all(len(list(r.uses)) == 0 for r in op.results):
                 if op.name == "tile.load" and "volatile" in op.attributes:
@@ -220,7 +220,7 @@ def _cse_and_dce(root: ir.Operation) -> bool:
                 changed = True
         for op in list(block.operations):
             op = op.operation if hasattr(op, "operation") else op
-            if op.name not in tile.PURE_OPS or op.name == "tile.load" or len(op.regions):
+            if not tile.is_pure(op) or op.name == "tile.load" or len(op.regions):
                 continue
             key = (
                 op.name,

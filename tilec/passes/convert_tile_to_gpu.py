@@ -1669,6 +1669,116 @@ def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
     return arith.extsi(t, v)
 
 
+# -- inline assembly ---------------------------------------------------------------------------
+
+
+def _inline_asm(self: _KernelLowering, op):
+    """One asm statement per `pack` registers of each thread (in the results' blocked layout); values
+    narrower than 32 bits are packed k to a register (an integer of k x their width)."""
+    seg = segments(op)
+    args = [v for i in range(tile.ASM_ARG_SLOTS) for v in seg[f"arg{i}"]]
+    results = list(op.results)
+    pack = ir.IntegerAttr(op.attributes["pack"]).value
+    text = ir.StringAttr(op.attributes["asm"]).value
+    constraints = ir.StringAttr(op.attributes["constraints"]).value
+    if _VENDOR[0] == "nvidia":
+        _check_ptx_constraints(op, constraints)
+    shape = tile.shape_of(results[0].type)
+    if shape:
+        layout = self.layout_for(shape, tile.element_of(results[0].type))
+        arg_regs = [self.regs(a, layout) for a in args]
+        count = len(layout.registers)
+    else:
+        arg_regs = [[self.scalar(a)] for a in args]
+        count = 1
+    elems = [_scalar_type(tile.element_of(r.type)) for r in results]
+    groups = -(-count // pack)
+    outs = [[] for _ in results]
+    for g in range(groups):
+        operands = []
+        for a, regs in zip(args, arg_regs):
+            elem = _scalar_type(tile.element_of(a.type))
+            chunk = regs[g * pack : (g + 1) * pack]
+            chunk += [zero(elem)] * (pack - len(chunk))  # a partial last group: padding lanes
+            operands += _asm_words(elem, chunk, tile.element_of(a.type), pack)
+        word_types = []
+        for r, elem in zip(results, elems):
+            per_word, words = tile.asm_registers(tile.element_of(r.type), pack)
+            word_types += [_asm_word_type(elem, per_word)] * words
+        if len(word_types) == 1:
+            result_type = word_types[0]
+        else:
+            result_type = ir.Type.parse("!llvm.struct<(" + ", ".join(map(str, word_types)) + ")>")
+        call = llvm.InlineAsmOp(
+            result_type, operands, text, constraints, has_side_effects="pure" not in op.attributes
+        ).result
+        words = (
+            [call]
+            if len(word_types) == 1
+            else [llvm.ExtractValueOp(t, call, [i]).result for i, t in enumerate(word_types)]
+        )
+        for i, (r, elem) in enumerate(zip(results, elems)):
+            per_word, n_words = tile.asm_registers(tile.element_of(r.type), pack)
+            mine, words = words[:n_words], words[n_words:]
+            values = [v for w in mine for v in _asm_unpack(w, elem, per_word)]
+            outs[i] += values[: min(pack, count - g * pack)]
+    for r, values in zip(results, outs):
+        if shape:
+            self.set_natural(r, layout, values)
+        else:
+            self.scalars[r] = values[0]
+
+
+_PTX_REGISTERS = "hrlfdc"  # NVPTX register classes: 16, 32, 64 bits, f32, f64, 8-bit values in 16
+
+
+def _check_ptx_constraints(op, constraints: str) -> None:
+    """LLVM's NVPTX back end aborts the process on a constraint it cannot allocate (such as 'x' or
+    'q'), so only register classes (with '=' / '=&' for outputs) and tied input digits pass."""
+    listed = tile.asm_constraints(constraints)
+    outs = sum(1 for c in listed if c.startswith("="))
+    for i, c in enumerate(listed):
+        body = c.removeprefix("=&") if c.startswith("=&") else c.removeprefix("=")
+        ok = len(body) == 1 and body in _PTX_REGISTERS
+        if not ok and i >= outs and body.isdigit():
+            ok = int(body) < outs
+        if not ok:
+            raise PassError(
+                f"inline asm constraint '{c}' is not one tilec can pass to PTX: use =h/=r/=l/=f/=d/=c "
+                "for outputs (=& for early clobber), h/r/l/f/d/c or the number of an output for inputs",
+                op,
+            )
+
+
+def _asm_word_type(elem: ir.Type, per_word: int) -> ir.Type:
+    """The register type of `per_word` elements: the element itself, or an integer holding them."""
+    if per_word == 1:
+        return ir.IntegerType.get_signless(16) if str(elem) in ("f16", "bf16") else elem
+    return ir.IntegerType.get_signless(per_word * _bytes(elem) * 8)
+
+
+def _asm_words(elem: ir.Type, values: list, tile_elem: ir.Type, pack: int) -> list[ir.Value]:
+    per_word, _ = tile.asm_registers(tile_elem, pack)
+    word = _asm_word_type(elem, per_word)
+    if per_word == 1:
+        return [v if word == elem else llvm.BitcastOp(word, v).result for v in values]
+    vec_t = ir.VectorType.get([per_word], elem)
+    out = []
+    for start in range(0, len(values), per_word):
+        vec = llvm.UndefOp(vec_t).result
+        for lane, v in enumerate(values[start : start + per_word]):
+            vec = llvm.InsertElementOp(vec, v, _i32(lane)).result
+        out.append(llvm.BitcastOp(word, vec).result)
+    return out
+
+
+def _asm_unpack(word: ir.Value, elem: ir.Type, per_word: int) -> list[ir.Value]:
+    if per_word == 1:
+        return [word if word.type == elem else llvm.BitcastOp(elem, word).result]
+    vec = llvm.BitcastOp(ir.VectorType.get([per_word], elem), word).result
+    return [llvm.ExtractElementOp(vec, _i32(lane)).result for lane in range(per_word)]
+
+
 _EAGER = {
     "tile.program_id": _program_id,
     "tile.num_programs": _program_id,
@@ -1686,4 +1796,5 @@ _EAGER = {
     "tile.dot": _dot,
     "tile.print": _print,
     "tile.assert": _assert,
+    "tile.inline_asm": _inline_asm,
 }

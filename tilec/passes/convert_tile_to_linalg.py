@@ -19,6 +19,11 @@ from tilec.dialects import tile
 from .base import PassError, TilePass
 from .lowering_common import clone_combiner, segments, zero
 
+_NO_ASM = (
+    "tl.inline_asm_elementwise runs GPU assembly (PTX or AMDGCN), which the CPU target cannot run: "
+    "compile the kernel for an NVIDIA target"
+)
+
 
 @dataclass(frozen=True)
 class ConvertTileToLinalgPass(TilePass):
@@ -40,6 +45,8 @@ class ConvertTileToLinalgPass(TilePass):
             for op in _ops(module.operation):
                 if op.name.startswith("tile."):
                     lower = _LOWERINGS.get(op.name)
+                    if op.name == "tile.inline_asm":
+                        raise PassError(_NO_ASM, op)
                     if lower is None:
                         raise PassError(f"'{op.name}' has no lowering for the CPU target", op)
                     with op.location, ir.InsertionPoint(op):

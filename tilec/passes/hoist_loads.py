@@ -19,14 +19,19 @@ from .base import TilePass
 _WRITES = {"tile.store", "tile.atomic_rmw", "tile.atomic_cas", "tile.print", "func.call"}
 
 
+def _writes(op: ir.Operation) -> bool:
+    # an inline asm statement not declared pure may do anything, memory writes included
+    return op.name in _WRITES or (op.name == "tile.inline_asm" and "pure" not in op.attributes)
+
+
 def may_write(op: ir.Operation) -> bool:
-    if op.name in _WRITES:
+    if _writes(op):
         return True
     found = []
 
     def visit(inner):
         inner = inner.operation if hasattr(inner, "operation") else inner
-        if inner.name in _WRITES:
+        if _writes(inner):
             found.append(inner)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -43,7 +48,7 @@ def may_write(op: ir.Operation) -> bool:
 def is_pure(op: ir.Operation) -> bool:
     if op.regions:
         return False
-    return op.name in tile.PURE_OPS and op.name != "tile.load" or op.name.startswith(("arith.", "math."))
+    return tile.is_pure(op) and op.name != "tile.load" or op.name.startswith(("arith.", "math."))
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,11 @@ class Translator:
 
     def op(self, op: ir.Operation):
         handler = _HANDLERS.get(op.name)
+        if op.name == "tile.inline_asm":
+            raise InterpreterError(
+                f"{_where(op)}: tl.inline_asm_elementwise runs GPU assembly, which the interpreter "
+                "cannot run (as in Triton's interpreter): run the kernel on an NVIDIA GPU"
+            )
         if handler is None:
             raise InterpreterError(f"{_where(op)}: the interpreter does not support '{op.name}'")
         step = handler(self, op)

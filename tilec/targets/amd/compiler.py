@@ -97,10 +97,29 @@ def link(obj: bytes) -> bytes:
     return hsaco
 
 
+def _refuse_inline_asm(kernel, module: ir.Module) -> None:
+    """llvmlite's LLVM has no AMDGPU assembly parser, which an object with inline asm needs (LLVM
+    would abort the process): such kernels stop here with an error at the statement instead."""
+    from tilec import diagnostics
+    from tilec.passes.base import ops_named
+    from tilec.python.errors import CompilationError
+
+    for op in ops_named(module.operation, "tile.inline_asm"):
+        d = diagnostics.at_op(op, "")
+        raise CompilationError(
+            d.file or kernel.name,
+            d.line or 0,
+            d.col or 0,
+            "tl.inline_asm_elementwise is not available on AMD targets yet: tilec builds AMD code "
+            "objects with llvmlite's LLVM, which cannot assemble inline AMDGCN",
+        )
+
+
 def compile(kernel, module: ir.Module) -> None:
     from tilec.python.errors import CompilationError
 
     arch = kernel.target
+    _refuse_inline_asm(kernel, module)
     for name, pipeline in stages(arch, kernel.options.num_warps):
         run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
     llir = _gpu_module_llvm_ir(module)

@@ -217,8 +217,22 @@ def _ptxas(ptx: str, arch: str) -> tuple[bytes | None, str | None]:
     return cubin, err
 
 
+def _inline_asm_location(module: ir.Module):
+    """(file, line, col) of the kernel's first inline asm statement, or None."""
+    from tilec import diagnostics
+    from tilec.passes.base import ops_named
+
+    for op in ops_named(module.operation, "tile.inline_asm"):
+        d = diagnostics.at_op(op, "")
+        return d.file, d.line or 0, d.col or 0
+    return None
+
+
 def compile(kernel, module: ir.Module) -> None:
+    from tilec.python.errors import CompilationError
+
     arch = kernel.target
+    user_asm = _inline_asm_location(module)
     ptx, shared, maps = lower(
         module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages
     )
@@ -228,7 +242,17 @@ def compile(kernel, module: ir.Module) -> None:
         cubin = None
         if os.environ.get("TILEC_NO_PTXAS") is None:
             threads = kernel.options.num_warps * 32
-            ptx, cubin = assemble_for_occupancy(ptx, arch, threads, shared)
+            try:
+                ptx, cubin = assemble_for_occupancy(ptx, arch, threads, shared)
+            except RuntimeError as e:
+                if user_asm is None:
+                    raise CompilationError(
+                        kernel.name, 0, 0, f"{e} (a tilec bug: please report it)"
+                    ) from None
+                file, line, col = user_asm
+                raise CompilationError(
+                    file or kernel.name, line, col, f"the kernel's inline asm does not assemble: {e}"
+                ) from None
             kernel.asm["ptx"] = ptx
     if cubin is not None:
         kernel.asm["cubin"] = cubin
