@@ -96,11 +96,14 @@ def test_missing_function_is_named():
     assert "test_libdevice.py" in str(info.value)
 
 
-def test_gpu_code_calls_no_vendor_library():
+@pytest.mark.parametrize(
+    "kernel,signature", [("functions", "*fp32,*fp32"), ("powers", "*fp32,*fp32,*fp32,*i32,*fp32")]
+)
+def test_gpu_code_calls_no_vendor_library(kernel, signature):
     for target in ("sm_90a", "gfx942"):
-        compiled = tilec.compile(functions, signature="*fp32,*fp32", constexprs={"N": 64}, target=target)
+        compiled = tilec.compile(globals()[kernel], signature=signature, constexprs={"N": 64}, target=target)
         code = compiled.asm.get("ptx", "") + compiled.asm.get("llir", "")
-        assert "__nv_" not in code and "__ocml_" not in code
+        assert "__nv_" not in code and "__ocml_" not in code and "call" not in compiled.asm.get("ptx", "")
 
 
 @pytest.mark.gpu
@@ -111,3 +114,77 @@ def test_functions_on_gpu():
     out = torch.zeros(len(NAMES) * 16, device="cuda")
     functions[(1,)](torch.from_numpy(X).cuda(), out, N=16)
     _check(out.cpu().numpy())
+
+
+# -- pow ---------------------------------------------------------------------------------------
+
+
+@tilec.jit
+def powers(x_ptr, y_ptr, out_ptr, n_ptr, int_out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, libdevice.pow(x, tl.load(y_ptr + i)))
+    tl.store(int_out_ptr + i, libdevice.powi(x, tl.load(n_ptr + i)))
+
+
+_SPECIAL = np.array(
+    [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1e-30, 1e30, 1e-45],
+    np.float32,
+)
+
+
+def _pow_inputs(dtype, n=1024):
+    """Every pair of special values (C's rules), then random bases / exponents, negative bases with
+    integer exponents, and exponents that overflow and underflow."""
+    rng = np.random.default_rng(7)
+    sx, sy = (a.ravel() for a in np.meshgrid(_SPECIAL, _SPECIAL))
+    x = np.concatenate([sx, rng.uniform(0, 10, n), rng.uniform(-5, 5, n // 4), rng.uniform(0.5, 2, n // 4)])
+    y = np.concatenate(
+        [sy, rng.uniform(-20, 20, n), np.round(rng.uniform(-9, 9, n // 4)), rng.uniform(-400, 400, n // 4)]
+    )
+    size = 1 << int(np.ceil(np.log2(len(x))))
+    return np.resize(x, size).astype(dtype), np.resize(y, size).astype(dtype)
+
+
+def _check_pow(x, y, got, ints, got_int, rtol):
+    with np.errstate(all="ignore"):
+        want = np.power(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
+        want_int = np.power(x.astype(np.float64), ints.astype(np.float64)).astype(x.dtype)
+    for g, w in ((got, want), (got_int, want_int)):
+        # float32: within an ulp of the float64 result rounded (all the special cases exactly)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=0, equal_nan=True)
+        assert np.array_equal(np.signbit(g[w == 0]), np.signbit(w[w == 0]))  # -0.0 where C says
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1.2e-7), (np.float64, 1e-13)])
+def test_pow(target, dtype, rtol):
+    x, y = _pow_inputs(dtype)
+    ints = np.round(np.resize(np.linspace(-12, 12, 97), len(x))).astype(np.int32)
+    out, int_out = np.zeros_like(x), np.zeros_like(x)
+    powers[(1,)](x, y, out, ints, int_out, N=len(x))
+    _check_pow(x, y, out, ints, int_out, rtol)
+
+
+@tilec.jit
+def integer_pow(x_ptr, N: tl.constexpr):
+    libdevice.pow(tl.load(x_ptr + tl.arange(0, N)), 2)
+
+
+def test_pow_of_integers_is_an_error():
+    with pytest.raises(
+        tilec.CompilationError, match="libdevice.pow needs a floating-point operand, got int32"
+    ):
+        integer_pow[(1,)](np.zeros(8, np.int32), N=8)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_pow_on_gpu():
+    import torch
+
+    x, y = _pow_inputs(np.float32)
+    ints = np.round(np.resize(np.linspace(-12, 12, 97), len(x))).astype(np.int32)
+    out, int_out = torch.zeros(len(x), device="cuda"), torch.zeros(len(x), device="cuda")
+    cuda = [torch.from_numpy(a).cuda() for a in (x, y, ints)]
+    powers[(1,)](cuda[0], cuda[1], out, cuda[2], int_out, N=len(x))
+    _check_pow(x, y, out.cpu().numpy(), ints, int_out.cpu().numpy(), 1.2e-7)

@@ -7,7 +7,8 @@ from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accu
 cos, tanh and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32);
 log1p and expm1 stay accurate near zero (series there, computed with plain arithmetic); trunc, round, rint,
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
-int32 0 or 1, as libdevice's do. Functions not listed here (pow, the inverse trigonometric and
+int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
+within an ulp). Functions not listed here (the inverse trigonometric and
 hyperbolic functions, Bessel functions, ...) are not available: using one is a compile error that
 names it.
 """
@@ -173,6 +174,114 @@ def expm1(x) -> tensor:
     series = semantic.mul(x, _horner(x, factorials))
     near = semantic.compare("lt", semantic.abs_(x), 0.35)
     return semantic.where(near, series, semantic.sub(builtins.exp(x), 1.0))
+
+
+# -- powers: exp2(y log2|x|) in float64 with its own log2 and exp2 (no f64 hardware math on GPUs) --
+
+
+def _log2_f64(ax: tensor) -> tensor:
+    """log2 of positive finite float64 values to ~1e-15: exponent + 2 atanh(s) / ln 2 with
+    s = (m - 1) / (m + 1) for the mantissa m in [sqrt(1/2), sqrt(2)) (|s| < 0.172; s^19 / 19 < 1e-16)."""
+    tiny = semantic.compare("lt", ax, 2.0**-1000)  # subnormal float64: scale into the normal range
+    ax = semantic.where(tiny, semantic.mul(ax, 2.0**64), ax)
+    bits = semantic.cast(ax, core.int64, bitcast=True)
+    exponent = semantic.sub(semantic.and_(semantic.shr(bits, 52), 0x7FF), 1023)
+    exponent = semantic.where(tiny, semantic.sub(exponent, 64), exponent)
+    m = semantic.cast(
+        semantic.or_(semantic.and_(bits, (1 << 52) - 1), 1023 << 52), core.float64, bitcast=True
+    )
+    big = semantic.compare("gt", m, _math.sqrt(2.0))
+    m = semantic.where(big, semantic.mul(m, 0.5), m)
+    exponent = semantic.cast(semantic.where(big, semantic.add(exponent, 1), exponent), core.float64)
+    s = semantic.truediv(semantic.sub(m, 1.0), semantic.add(m, 1.0), precise=True)
+    series = _horner(semantic.mul(s, s), [1.0 / (2 * k + 1) for k in range(10)])
+    return semantic.add(exponent, semantic.mul(semantic.mul(s, series), 2.0 / _math.log(2.0)))
+
+
+def _exp2_f64(t: tensor) -> tensor:
+    """2^t for float64 t in [-2000, 2000] (callers clamp) to ~1e-15: e^(f ln 2) for f in [-0.5, 0.5]
+    by its Taylor series (to degree 13: < 1e-17) times 2^n, as two exact powers of two built from
+    exponent bits (each within float64's normal range; the result over- or underflows correctly)."""
+    n = builtins.floor(semantic.add(t, 0.5))
+    f = semantic.mul(semantic.sub(t, n), _math.log(2.0))
+    series = _horner(f, [1.0 / _math.factorial(k) for k in range(14)])
+    n = semantic.cast(n, core.int64)
+    low = semantic.shr(n, 1)
+    for part in (low, semantic.sub(n, low)):
+        scale = semantic.cast(semantic.shl(semantic.add(part, 1023), 52), core.float64, bitcast=True)
+        series = semantic.mul(series, scale)
+    return series
+
+
+def _pow(x: tensor, y: tensor) -> tensor:
+    """x^y with C's special cases (as CUDA's powf/pow): pow(x, +-0) = 1 and pow(1, y) = 1 even for NaN,
+    pow(-1, +-inf) = 1, a negative finite x to a finite non-integer y is NaN, an odd integer y keeps
+    x's sign; the magnitude is 2^(y log2|x|) computed in float64."""
+    x, y, t = semantic._operands(x, y)
+    wide_x, wide_y = semantic.cast(x, core.float64), semantic.cast(y, core.float64)
+    ax = semantic.abs_(wide_x)
+    inf = float("inf")
+    finite_ax = semantic.logical_and(semantic.compare("gt", ax, 0.0), semantic.compare("lt", ax, inf))
+    safe = semantic.where(finite_ax, ax, 1.0)
+    # log2 of 0 is -inf; of inf and NaN themselves
+    log = semantic.where(
+        finite_ax, _log2_f64(safe), semantic.where(semantic.compare("eq", ax, 0.0), -inf, ax)
+    )
+    product = semantic.mul(wide_y, log)  # NaN for NaN operands, +-inf for 0 / inf / inf exponents
+    clamped = semantic.minimum(semantic.maximum(product, -2000.0), 2000.0)
+    magnitude = _exp2_f64(semantic.where(semantic.compare("ne", product, product), 0.0, clamped))
+    magnitude = semantic.where(semantic.compare("ne", product, product), float("nan"), magnitude)
+    finite_y = semantic.compare("lt", semantic.abs_(wide_y), inf)
+    integer_y = semantic.logical_and(finite_y, semantic.compare("eq", builtins.floor(wide_y), wide_y))
+    half = semantic.mul(wide_y, 0.5)
+    odd_y = semantic.logical_and(integer_y, semantic.compare("ne", builtins.floor(half), half))
+    negative_x = semantic.compare("lt", semantic.cast(wide_x, core.int64, bitcast=True), 0)  # -0.0 too
+    result = semantic.where(semantic.logical_and(negative_x, odd_y), semantic.neg(magnitude), magnitude)
+    finite_negative = semantic.logical_and(
+        semantic.compare("lt", wide_x, 0.0), semantic.compare("gt", wide_x, -inf)
+    )
+    result = semantic.where(
+        semantic.logical_and(
+            finite_negative, semantic.logical_and(finite_y, semantic.logical_not(integer_y))
+        ),
+        float("nan"),
+        result,
+    )
+    one = semantic.logical_or(
+        semantic.compare("eq", wide_y, 0.0),
+        semantic.logical_or(
+            semantic.compare("eq", wide_x, 1.0),
+            semantic.logical_and(
+                semantic.compare("eq", wide_x, -1.0), semantic.compare("eq", semantic.abs_(wide_y), inf)
+            ),
+        ),
+    )
+    return semantic.cast(semantic.where(one, 1.0, result), t)
+
+
+@builtin
+def pow(x, y) -> tensor:
+    """x raised to y (floats; an integer operand is converted as in x + y). Special values as C's pow.
+    Computed in float64 as 2^(y log2|x|) with tilec's own float64 log2/exp2, so float32 results are
+    within an ulp; float64 results are within about 1e-13 relative (not correctly rounded)."""
+    x, y = semantic.to_tensor(x), semantic.to_tensor(y)
+    if not (x.dtype.is_floating() or y.dtype.is_floating()):
+        raise SemanticError(f"libdevice.pow needs a floating-point operand, got {x.dtype} and {y.dtype}")
+    return _pow(x, y)
+
+
+@builtin
+def powi(x, y) -> tensor:
+    """x raised to the integer y (libdevice's powi): pow with y converted to x's type."""
+    x = _float(x, "powi")
+    y = semantic.to_tensor(y)
+    if not y.dtype.is_int():
+        raise SemanticError(f"libdevice.powi needs an integer exponent, got {y.dtype}")
+    return _pow(x, semantic.cast(y, x.dtype))
+
+
+powf = pow
+fast_powf = pow
 
 
 def __getattr__(name):
