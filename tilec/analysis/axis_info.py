@@ -152,6 +152,13 @@ class AxisAnalysis:
                 off.constancy,
             )
             return _add(p, off_bytes)
+        if name == "tile.ptr_cast":
+            # addresses keep their byte alignment and constancy; contiguity counts steps of the
+            # pointee's size (of 1 for an integer address), so it survives only between equal steps
+            src = self.get(op.operands[0])
+            if _step_bytes(op.operands[0].type) == _step_bytes(op.results[0].type):
+                return src
+            return AxisInfo((1,) * rank, src.divisibility, src.constancy)
         if name in ("arith.addi",):
             return _add(self.get(op.operands[0]), self.get(op.operands[1]))
         if name == "arith.subi":
@@ -233,6 +240,13 @@ def _add(a: AxisInfo, b: AxisInfo) -> AxisInfo:
         tuple(math.gcd(x, y) for x, y in zip(a.divisibility, b.divisibility)),
         tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
     )
+
+
+def _step_bytes(t: ir.Type) -> int:
+    """The bytes between consecutive values of a contiguous run: a pointer's pointee size, 1 for an
+    integer (address)."""
+    element = tile.element_of(t)
+    return _elem_bytes(tile.pointee_type(element)) if tile.is_ptr(element) else 1
 
 
 def _elem_bytes(t: ir.Type) -> int:

@@ -564,6 +564,18 @@ def _v_atomic_cas(op):
     _check_atomic_attrs(op)
 
 
+def _v_ptr_cast(op):
+    src, res = op.operands[0].type, op.results[0].type
+    if shape_of(src) != shape_of(res):
+        _fail(op, f"the shape may not change: {src} vs {res}")
+    a, b = element_of(src), element_of(res)
+    if not (is_ptr(a) or is_ptr(b)):
+        _fail(op, f"casts a pointer: operand or result must be a !tile.ptr, got {src} and {res}")
+    for t in (a, b):
+        if not is_ptr(t) and str(t) != "i64":
+            _fail(op, f"the integer side of a pointer cast must be i64, got {t}")
+
+
 def _v_convert_layout(op):
     src, res = op.operands[0].type, op.results[0].type
     if shape_of(src) != shape_of(res) or element_of(src) != element_of(res) or not shape_of(src):
@@ -830,6 +842,15 @@ def _ops() -> list[OpSpec]:
             results=(one("result"),),
             optional_attributes=("sem", "scope"),
             pure=False,
+        ),
+        OpSpec(
+            "ptr_cast",
+            "Reinterprets pointers: as pointers to another type (the same address), or as i64 "
+            "addresses and back.",
+            '%q = "tile.ptr_cast"(%p) : (tensor<64x!tile.ptr<f32>>) -> tensor<64x!tile.ptr<i8>>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            verify=_v_ptr_cast,
         ),
         OpSpec(
             "convert_layout",
@@ -1151,6 +1172,10 @@ def inline_asm(asm, constraints, args, result_types, *, pure, pack, loc=None, ip
     if pure:
         attrs["pure"] = ir.UnitAttr.get()
     return list(_create("inline_asm", list(result_types), list(args), attrs, loc=loc, ip=ip).results)
+
+
+def ptr_cast(src, result_type, *, loc=None, ip=None) -> ir.Value:
+    return _create("ptr_cast", [result_type], [src], loc=loc, ip=ip).result
 
 
 def convert_layout(src, result_type, *, loc=None, ip=None) -> ir.Value:

@@ -21,6 +21,7 @@ from .builtins import (
     atomic_xor,
     broadcast,
     broadcast_to,
+    cast,
     cdiv,
     ceil,
     clamp,
@@ -78,6 +79,7 @@ from .builtins import (
 )
 from .core import (
     bfloat16,
+    const,
     constexpr,
     dtype,
     float8e4nv,

@@ -840,6 +840,14 @@ def device_print(prefix, *args, hex=False):
 
 
 @builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False) -> tensor:
+    """`input` converted to `dtype` (as `input.to(dtype, ...)`): values are converted, `bitcast=True`
+    reinterprets the bits (same width); `fp_downcast_rounding` ("rtne", "rtz") rounds a float going to
+    a narrower float; pointers convert to other pointer types, to int64 and back, as in Triton."""
+    return semantic.cast(input, dtype, bitcast=bool(bitcast), fp_downcast_rounding=fp_downcast_rounding)
+
+
+@builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """Runs the assembly statement `asm` on the arguments' elements, `pack` elements per run; the
     target's own assembly (PTX on NVIDIA, AMDGCN on AMD; the CPU target and the interpreter cannot run

@@ -23,6 +23,11 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
     _FP8 = {}
 
 
+class const:
+    """Annotation for pointer parameters a kernel only reads (`x_ptr: tl.const`); accepted and ignored,
+    as a hint is in Triton."""
+
+
 class constexpr:
     """Annotation for compile-time parameters (`BLOCK: tl.constexpr`); `tl.constexpr(v)` is `v`."""
 
@@ -413,8 +418,8 @@ class tensor:
         return _sem().subscript(self, index)
 
     # Methods Triton tensors have.
-    def to(self, dtype, bitcast=False):
-        return _sem().cast(self, dtype, bitcast=bitcast)
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return _sem().cast(self, dtype, bitcast=bitcast, fp_downcast_rounding=fp_downcast_rounding)
 
     def reshape(self, *shape, can_reorder=False):
         from . import builtins

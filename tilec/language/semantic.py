@@ -206,13 +206,15 @@ def _result_type(t: dtype, shape: tuple) -> ir.Type:
     return tile.with_shape(t.to_ir(), list(shape))
 
 
-def cast(x, dst: dtype, bitcast: bool = False) -> tensor:
+def cast(x, dst: dtype, bitcast: bool = False, fp_downcast_rounding: str | None = None) -> tensor:
     if isinstance(dst, str):
         dst = core.dtype_from_signature(dst) if dst[0] in "*iuf" else core.dtype(dst)
     if not isinstance(dst, core.dtype):
         raise SemanticError(f"expected a dtype, got {dst!r}")
     x = to_tensor(x)
     src = x.dtype
+    if fp_downcast_rounding is not None:
+        return _rounded_downcast(x, dst, fp_downcast_rounding)
     rt = _result_type(dst, x.shape)
     if src == dst:
         return x
@@ -221,9 +223,7 @@ def cast(x, dst: dtype, bitcast: bool = False) -> tensor:
             raise SemanticError(f"cannot bitcast {src} to {dst}: sizes differ or a pointer is involved")
         return tensor(arith.bitcast(rt, x.handle), dst, x.shape)
     if src.is_ptr() or dst.is_ptr():
-        if src.is_ptr() and dst.is_ptr():
-            raise SemanticError(f"pointer casts ({src} to {dst}) are not supported yet")
-        raise SemanticError(f"cannot cast between {src} and {dst}")
+        return _pointer_cast(x, dst)
     h = x.handle
     if dst.is_bool():
         zero = constant(0, src, x.shape)
@@ -258,6 +258,47 @@ def cast(x, dst: dtype, bitcast: bool = False) -> tensor:
         op = arith.fptosi if dst.is_int_signed() else arith.fptoui
         return tensor(op(rt, h), dst, x.shape)
     raise SemanticError(f"cannot cast {src} to {dst}")
+
+
+def _rounded_downcast(x: tensor, dst: dtype, rounding: str) -> tensor:
+    """A float to a narrower float, rounding to nearest even ("rtne", the default) or toward zero
+    ("rtz": the nearest-even result, stepped one ulp toward zero where it landed farther from zero)."""
+    src = x.dtype
+    if not (src.is_floating() and dst.is_floating() and dst.primitive_bitwidth < src.primitive_bitwidth):
+        raise SemanticError(
+            f"fp_downcast_rounding applies to conversions to a narrower float only, not {src} to {dst}"
+        )
+    if rounding not in ("rtne", "rtz"):
+        raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', got {rounding!r}")
+    nearest = cast(x, dst)
+    if rounding == "rtne":
+        return nearest
+    if dst.is_fp8():
+        raise SemanticError(f"fp_downcast_rounding='rtz' to {dst} is not supported by tilec")
+    bits_type = {16: core.int16, 32: core.int32}[dst.primitive_bitwidth]
+    bits = cast(nearest, bits_type, bitcast=True)
+    toward_zero = cast(sub(bits, 1), dst, bitcast=True)  # one ulp less in magnitude (sign-magnitude)
+    farther = compare("gt", abs_(cast(nearest, src)), abs_(x))  # false for NaN
+    return where(farther, toward_zero, nearest)
+
+
+def _pointer_cast(x: tensor, dst: dtype) -> tensor:
+    """Pointer to pointer (the same address), pointer to int64 / uint64 (the address) or to int1
+    (not null), integer to pointer (the integer as an address), as in Triton."""
+    src = x.dtype
+    if src.is_ptr() and dst.is_ptr():
+        return tensor(tile.ptr_cast(x.handle, _result_type(dst, x.shape)), dst, x.shape)
+    if src.is_ptr() and dst.is_int():
+        address = tensor(tile.ptr_cast(x.handle, _result_type(core.int64, x.shape)), core.int64, x.shape)
+        if dst.is_bool():
+            return compare("ne", address, 0)
+        if dst.primitive_bitwidth != 64:
+            raise SemanticError(f"cannot cast {src} to {dst}: a pointer converts to 64-bit integers only")
+        return cast(address, dst)
+    if src.is_int() and not src.is_bool() and dst.is_ptr():
+        address = cast(x, core.int64 if src.is_int_signed() else core.uint64)
+        return tensor(tile.ptr_cast(address.handle, _result_type(dst, x.shape)), dst, x.shape)
+    raise SemanticError(f"cannot cast between {src} and {dst}")
 
 
 # ----------------------------------------------------------------------------------------------

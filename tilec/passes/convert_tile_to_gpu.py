@@ -118,6 +118,7 @@ _LAZY = {
     "tile.expand_dims",
     "tile.addptr",
     "tile.convert_layout",
+    "tile.ptr_cast",
     "arith.constant",
 }
 
@@ -439,6 +440,9 @@ class _KernelLowering:
             )
             self.scalars[op.results[0]] = gep.result
             return
+        if op.name == "tile.ptr_cast":
+            self.scalars[op.results[0]] = _ptr_cast(operands[0], op.results[0].type)
+            return
         if op.name.startswith("tile."):
             raise PassError(f"'{op.name}' on scalars is not supported by the GPU lowering yet", op)
         attrs = {n: op.attributes[n] for n in op.attributes}
@@ -698,6 +702,9 @@ class _KernelLowering:
             return [value] * n
         if name == "tile.convert_layout":
             return self.regs(op.operands[0], layout)
+        if name == "tile.ptr_cast":
+            result = tile.element_of(op.results[0].type)
+            return [_ptr_cast(v, result) for v in self.regs(op.operands[0], layout)]
         if name == "arith.bitcast" and lower_fp8.fp8_format(op.results[0].type):
             # fp8 operands of a tensor-core dot (tile-lower-fp8): the registers stay bytes
             return self.regs(op.operands[0], layout)
@@ -764,6 +771,13 @@ class _KernelLowering:
 # ----------------------------------------------------------------------------------------------
 # Math through intrinsics that both NVPTX and AMDGPU lower without device libraries
 # ----------------------------------------------------------------------------------------------
+
+
+def _ptr_cast(v: ir.Value, result: ir.Type) -> ir.Value:
+    """Pointers are opaque !llvm.ptr<1> here: a cast between pointer types is the value itself."""
+    if tile.is_ptr(result):
+        return v if str(v.type).startswith("!llvm.ptr") else llvm.IntToPtrOp(_gptr(), v).result
+    return llvm.PtrToIntOp(result, v).result
 
 
 def _fastmath():

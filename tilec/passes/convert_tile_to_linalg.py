@@ -811,6 +811,7 @@ _LOWERINGS = {
     "tile.reshape": _reshape,
     "tile.trans": _trans,
     "tile.convert_layout": _convert_layout,
+    "tile.ptr_cast": _convert_layout,  # pointers are i64 addresses here: every cast is the value itself
     "tile.addptr": _addptr,
     "tile.load": _load,
     "tile.store": _store,

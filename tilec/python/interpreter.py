@@ -692,6 +692,8 @@ _HANDLERS["tile.broadcast"] = _shape_handler(lambda op, shape: lambda x: np.broa
 _HANDLERS["tile.expand_dims"] = _shape_handler(lambda op, shape: lambda x: x.reshape(shape))
 _HANDLERS["tile.reshape"] = _shape_handler(lambda op, shape: lambda x: x.reshape(shape))
 _HANDLERS["tile.convert_layout"] = _shape_handler(lambda op, shape: lambda x: x)
+# pointers are int64 addresses: casting between pointer types and to or from int64 keeps the value
+_HANDLERS["tile.ptr_cast"] = _shape_handler(lambda op, shape: lambda x: _arr(x).astype(np.int64))
 _HANDLERS["tile.trans"] = _shape_handler(
     lambda op, shape: (lambda order: lambda x: np.transpose(x, order))(
         list(ir.DenseI32ArrayAttr(op.attributes["order"]))

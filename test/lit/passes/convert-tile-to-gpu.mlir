@@ -63,3 +63,27 @@ func.func @total(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !til
   "tile.store"(%out, %e) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.ptr<f32>, f32) -> ()
   return
 }
+
+// -----
+
+// Pointer casts: to another pointee type the pointer itself (the loads then read i32, still 16 bytes
+// a thread: same element size, contiguity kept), to i64 a ptrtoint per element, back an inttoptr.
+// CHECK-LABEL: gpu.func @pointer_casts
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+func.func @pointer_casts(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 512 : i32, start = 0 : i32} : () -> tensor<512xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<512x!tile.ptr<f32>>
+  %p = "tile.addptr"(%ps, %r) : (tensor<512x!tile.ptr<f32>>, tensor<512xi32>) -> tensor<512x!tile.ptr<f32>>
+  %w = "tile.ptr_cast"(%p) : (tensor<512x!tile.ptr<f32>>) -> tensor<512x!tile.ptr<i32>>
+  %v = "tile.load"(%w) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<512x!tile.ptr<i32>>) -> tensor<512xi32>
+  %os = "tile.splat"(%out) : (!tile.ptr<i32>) -> tensor<512x!tile.ptr<i32>>
+  %o = "tile.addptr"(%os, %r) : (tensor<512x!tile.ptr<i32>>, tensor<512xi32>) -> tensor<512x!tile.ptr<i32>>
+  "tile.store"(%o, %v) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<512x!tile.ptr<i32>>, tensor<512xi32>) -> ()
+  %a = "tile.ptr_cast"(%src) : (!tile.ptr<f32>) -> i64
+  %q = "tile.ptr_cast"(%a) : (i64) -> !tile.ptr<i32>
+  %z = arith.constant 0 : i32
+  "tile.store"(%q, %z) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.ptr<i32>, i32) -> ()
+  return
+}

@@ -1,0 +1,156 @@
+"""`tl.cast` / `x.to(...)` beyond value conversions: pointer casts (to another pointee type, to int64
+and back, to int1), `fp_downcast_rounding` ("rtne", "rtz") for floats going narrower, `bitcast`,
+on the CPU target, the interpreter and a GPU; misuse is an error at the user's line."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def pointer_casts(x_ptr, bytes_ptr, words_ptr, doubled_ptr, offsets_ptr, nonnull_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    # the float32 data read as bytes (a scalar pointer cast) and as int32 words (a tensor of pointers)
+    as_bytes = x_ptr.to(tl.pointer_type(tl.uint8))
+    tl.store(bytes_ptr + tl.arange(0, 4 * N), tl.load(as_bytes + tl.arange(0, 4 * N)))
+    tl.store(words_ptr + i, tl.load((x_ptr + i).to(tl.pointer_type(tl.int32))))
+    # through integer addresses and back
+    address = tl.cast(x_ptr, tl.int64)
+    tl.store(doubled_ptr + i, tl.load((address + 4 * i).to(tl.pointer_type(tl.float32))) * 2)
+    tl.store(offsets_ptr + i, (x_ptr + i).to(tl.int64) - address)
+    tl.store(nonnull_ptr + i, (x_ptr + i).to(tl.int1).to(tl.int32))
+
+
+def _pointer_buffers(n):
+    x = np.arange(n, dtype=np.float32) * 1.25 - 3
+    outs = [np.zeros(4 * n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.float32)]
+    return x, outs + [np.zeros(n, np.int64), np.zeros(n, np.int32)]
+
+
+def _check_pointers(x, outs):
+    as_bytes, words, doubled, offsets, nonnull = outs
+    assert np.array_equal(as_bytes, x.view(np.uint8))
+    assert np.array_equal(words, x.view(np.int32))
+    assert np.array_equal(doubled, 2 * x)
+    assert np.array_equal(offsets, 4 * np.arange(len(x)))
+    assert np.all(nonnull == 1)
+
+
+def test_pointer_casts(target):
+    x, outs = _pointer_buffers(64)
+    pointer_casts[(1,)](x, *outs, N=64)
+    _check_pointers(x, outs)
+
+
+def test_pointer_casts_keep_wide_accesses_on_gpus():
+    # a tensor of pointers cast to a same-size type stays contiguous: 16-byte loads
+    ptx = tilec.compile(
+        pointer_casts, signature="*fp32,*u8,*i32,*fp32,*i64,*i32", constexprs={"N": 512}, target="sm_90a"
+    ).asm["ptx"]
+    assert "ld.global.v4.b32" in ptx
+
+
+@tilec.jit
+def roundings(x_ptr, half_rtz_ptr, bf16_rtz_ptr, half_rtne_ptr, bits_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(half_rtz_ptr + i, x.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(bf16_rtz_ptr + i, tl.cast(x, tl.bfloat16, fp_downcast_rounding="rtz"))
+    tl.store(half_rtne_ptr + i, tl.cast(x, tl.float16, fp_downcast_rounding="rtne"))
+    tl.store(bits_ptr + i, tl.cast(x, tl.int32, bitcast=True))
+
+
+def _rounding_input(n=1024):
+    rng = np.random.default_rng(3)
+    special = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e6, -1e6, 65519.0, 65520.0, 1e-8, -1e-8, 3e-5, 1.0, -1.0]
+    x = np.concatenate([np.array(special), rng.standard_normal(n) * 10, rng.standard_normal(64) * 1e-6])
+    return np.resize(x, n).astype(np.float32)
+
+
+def _check_roundings(x, half_rtz, bf16_rtz, half_rtne, bits):
+    with np.errstate(over="ignore"):
+        nearest = x.astype(np.float16)
+    farther = np.abs(nearest.astype(np.float32)) > np.abs(x)
+    want = nearest.copy()
+    want[farther] = np.nextafter(nearest[farther], np.float16(0))
+    assert np.array_equal(half_rtz.view(np.uint16), want.view(np.uint16))  # NaNs: the same bits
+    truncated = (x.view(np.uint32) >> 16).astype(np.uint16)  # bf16 toward zero = the top 16 bits
+    finite = ~np.isnan(x)
+    assert np.array_equal(bf16_rtz.view(np.uint16)[finite], truncated[finite])
+    assert np.isnan(bf16_rtz.astype(np.float32)[~finite]).all()
+    np.testing.assert_array_equal(half_rtne, nearest)
+    assert np.array_equal(bits, x.view(np.int32))
+
+
+def test_rounding_modes(target):
+    x = _rounding_input()
+    outs = [np.zeros(len(x), t) for t in (np.float16, ml_dtypes.bfloat16, np.float16, np.int32)]
+    roundings[(1,)](x, *outs, N=len(x))
+    _check_roundings(x, *outs)
+
+
+@tilec.jit
+def pointer_to_int32(x_ptr, N: tl.constexpr):
+    x_ptr.to(tl.int32)
+
+
+@tilec.jit
+def rounding_an_integer(x_ptr, N: tl.constexpr):
+    tl.load(x_ptr + tl.arange(0, N)).to(tl.int8, fp_downcast_rounding="rtz")
+
+
+@tilec.jit
+def unknown_rounding(x_ptr, N: tl.constexpr):
+    tl.load(x_ptr + tl.arange(0, N)).to(tl.float16, fp_downcast_rounding="up")
+
+
+@tilec.jit
+def rtz_to_fp8(x_ptr, N: tl.constexpr):
+    tl.load(x_ptr + tl.arange(0, N)).to(tl.float8e4nv, fp_downcast_rounding="rtz")
+
+
+@tilec.jit
+def float_to_pointer(x_ptr, N: tl.constexpr):
+    tl.load(x_ptr + tl.arange(0, N)).to(tl.pointer_type(tl.float32))
+
+
+@pytest.mark.parametrize(
+    "kernel,message",
+    [
+        (pointer_to_int32, "a pointer converts to 64-bit integers only"),
+        (rounding_an_integer, "fp_downcast_rounding applies to conversions to a narrower float only"),
+        (unknown_rounding, "fp_downcast_rounding must be 'rtne' or 'rtz', got 'up'"),
+        (rtz_to_fp8, "fp_downcast_rounding='rtz' to fp8e4nv is not supported"),
+        (float_to_pointer, r"cannot cast between fp32 and \*fp32"),
+    ],
+)
+def test_misuse_names_the_line(kernel, message):
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        kernel[(1,)](np.zeros(8, np.float32), N=8)
+    assert "test_casts.py" in str(info.value)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_on_gpu():
+    import torch
+
+    x, outs = _pointer_buffers(256)
+    cuda = [torch.from_numpy(a).cuda() for a in (x, *outs)]
+    pointer_casts[(1,)](*cuda, N=256)
+    x = _rounding_input()
+    rounded = [
+        torch.zeros(len(x), device="cuda", dtype=t) for t in (torch.float16, torch.bfloat16, torch.float16)
+    ]
+    bits = torch.zeros(len(x), device="cuda", dtype=torch.int32)
+    roundings[(1,)](torch.from_numpy(x).cuda(), *rounded, bits, N=len(x))
+    torch.cuda.synchronize()
+    _check_pointers(cuda[0].cpu().numpy(), [a.cpu().numpy() for a in cuda[1:]])
+    as_numpy = [rounded[0].cpu().numpy(), rounded[1].view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)]
+    _check_roundings(x, *as_numpy, rounded[2].cpu().numpy(), bits.cpu().numpy())
