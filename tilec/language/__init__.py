@@ -100,6 +100,7 @@ from .core import (
     uint64,
 )
 from .descriptors import make_tensor_descriptor, tensor_descriptor
+from .dot_scaled import dot_scaled
 from .random import (
     pair_uniform_to_normal,
     philox,
