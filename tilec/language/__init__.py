@@ -62,6 +62,7 @@ from .builtins import (
     rsqrt,
     sigmoid,
     sin,
+    softmax,
     sqrt,
     sqrt_rn,
     static_assert,
@@ -113,7 +114,7 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
-from .reorder import assume, cat, flip, gather, histogram, interleave, join, sort, split, swizzle2d
+from .reorder import assume, cat, flip, gather, histogram, interleave, join, sort, split, swizzle2d, topk
 
 
 def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):
@@ -125,6 +126,29 @@ def static_range(*args):
     """`for i in tl.static_range(lo, hi, step)`: unrolled at compile time (bounds must be constexpr)."""
     return _py.range(*args)
 
+
+# Triton's tensor member functions: `x.exp()`, `x.cumprod(0)`, `ptrs.atomic_add(v)`, `x.sort()` ...
+_MEMBER_FUNCTIONS = (
+    "abs", "associative_scan", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min",
+    "atomic_or", "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod", "erf", "exp",
+    "exp2", "flip", "floor", "fma", "gather", "histogram", "interleave", "join", "log", "log2", "ravel",
+    "reduce", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "store", "topk",
+    "view", "xor_sum",
+)  # fmt: skip
+
+
+def _member(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+for _name in _MEMBER_FUNCTIONS:
+    if not hasattr(tensor, _name):
+        setattr(tensor, _name, _member(globals()[_name]))
 
 _UNSUPPORTED_DTYPES = {
     "float8e4b15": "Triton's e4m3 with bias 15 (pre-Hopper)",

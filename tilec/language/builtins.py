@@ -443,6 +443,18 @@ def fdiv(x, y, ieee_rounding=False) -> tensor:
 
 
 @builtin
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
+    """exp(x - max) / sum(exp(x - max)) along `dim` (0 when None), as Triton's tl.softmax: with
+    `keep_dims=False` the reductions drop `dim` before broadcasting back (so dim must be the leading
+    one for 2-D inputs, as in Triton); `ieee_rounding=True` divides correctly rounded."""
+    x = to_tensor(x)
+    axis = 0 if dim is None else dim
+    z = semantic.sub(x, max(x, axis, keep_dims=keep_dims))
+    numerator = exp(z)
+    return fdiv(numerator, sum(numerator, axis, keep_dims=keep_dims), ieee_rounding)
+
+
+@builtin
 def umulhi(x, y) -> tensor:
     """The high 32 bits of the 64-bit product of two 32-bit integers."""
     x, y, t = semantic._operands(x, y)

@@ -192,6 +192,24 @@ def sort(x, dim=None, descending=False) -> tensor:
 
 
 @builtin
+def topk(x, k, dim=None) -> tensor:
+    """The `k` largest elements of `x` along `dim` (the last dimension), in descending order; `k` and
+    the dimension's size are powers of two. A descending tl.sort, then its first k elements."""
+    x = semantic.to_tensor(x)
+    if not x.shape:
+        raise SemanticError("tl.topk: a scalar has no elements to choose from")
+    k = builtins._const_int(k, "tl.topk: k")
+    n = x.shape[-1]
+    if k < 1 or k & (k - 1) or k > n:
+        raise SemanticError(f"tl.topk: k must be a power of two from 1 to {n}, got {k}")
+    ordered = sort(x, dim=dim, descending=True)
+    if k == n:
+        return ordered
+    rows = builtins.reshape(ordered, (*x.shape[:-1], n // k, k))
+    return builtins.reshape(_take(rows, len(x.shape) - 1, 0), (*x.shape[:-1], k))
+
+
+@builtin
 def gather(src, index, axis) -> tensor:
     """out[..., j, ...] = src[..., index[..., j, ...], ...] along `axis`: index has src's rank and its
     shape except along `axis`; the result has index's shape. Computed as a one-hot selection (an
