@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 
 import tilec
 import tilec.language as tl
@@ -96,3 +97,23 @@ def test_topk_misuse_names_the_line():
     ) as info:
         topk_not_power_of_two[(1,)](np.zeros(16, np.float32), N=16)
     assert "test_members.py" in str(info.value)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_on_gpu():
+    import torch
+
+    x = np.linspace(-1.9, 2.3, 16).astype(np.float32)
+    out = torch.zeros((20, 16), device="cuda")
+    counter = torch.zeros(4, device="cuda", dtype=torch.int32)
+    members[(1,)](torch.from_numpy(x).cuda(), out, counter, N=16)
+    rows = np.random.default_rng(5).standard_normal((4, 32)).astype(np.float32)
+    best = torch.zeros((4, 4), device="cuda")
+    top[(1,)](torch.from_numpy(rows).cuda(), best, R=4, N=32, K=4)
+    torch.cuda.synchronize()
+    for k, want in enumerate(_expected(x.astype(np.float64))):
+        if want is not None:  # the GPUs' approximate exp/log/sin: a few ulp
+            np.testing.assert_allclose(out[k].cpu().numpy(), want, rtol=2e-5, atol=2e-6, err_msg=f"row {k}")
+    assert counter.tolist() == [4, 4, 4, 4]
+    np.testing.assert_array_equal(best.cpu().numpy(), -np.sort(-rows, axis=1)[:, :4])
