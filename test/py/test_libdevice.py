@@ -97,7 +97,12 @@ def test_missing_function_is_named():
 
 
 @pytest.mark.parametrize(
-    "kernel,signature", [("functions", "*fp32,*fp32"), ("powers", "*fp32,*fp32,*fp32,*i32,*fp32")]
+    "kernel,signature",
+    [
+        ("functions", "*fp32,*fp32"),
+        ("powers", "*fp32,*fp32,*fp32,*i32,*fp32"),
+        ("more_functions", "*fp32,*fp32,*fp32"),
+    ],
 )
 def test_gpu_code_calls_no_vendor_library(kernel, signature):
     for target in ("sm_90a", "gfx942"):
@@ -188,3 +193,83 @@ def test_pow_on_gpu():
     cuda = [torch.from_numpy(a).cuda() for a in (x, y, ints)]
     powers[(1,)](cuda[0], cuda[1], out, cuda[2], int_out, N=len(x))
     _check_pow(x, y, out.cpu().numpy(), ints, int_out.cpu().numpy(), 1.2e-7)
+
+
+# -- inverse trigonometric and hyperbolic functions, cbrt, hypot, exp10 ---------------------------
+
+UNARY = "asin acos atan sinh cosh asinh acosh atanh cbrt exp10".split()
+_NUMPY = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt,
+          "exp10": lambda x: np.power(10.0, x)}  # fmt: skip
+
+
+@tilec.jit
+def more_functions(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    tl.store(out_ptr + 0 * N + i, libdevice.asin(x))
+    tl.store(out_ptr + 1 * N + i, libdevice.acos(x))
+    tl.store(out_ptr + 2 * N + i, libdevice.atan(x))
+    tl.store(out_ptr + 3 * N + i, libdevice.sinh(x))
+    tl.store(out_ptr + 4 * N + i, libdevice.cosh(x))
+    tl.store(out_ptr + 5 * N + i, libdevice.asinh(x))
+    tl.store(out_ptr + 6 * N + i, libdevice.acosh(x))
+    tl.store(out_ptr + 7 * N + i, libdevice.atanh(x))
+    tl.store(out_ptr + 8 * N + i, libdevice.cbrt(x))
+    tl.store(out_ptr + 9 * N + i, libdevice.exp10(x))
+    tl.store(out_ptr + 10 * N + i, libdevice.atan2(y, x))
+    tl.store(out_ptr + 11 * N + i, libdevice.hypot(x, y))
+
+
+def _more_inputs(n=2048):
+    rng = np.random.default_rng(11)
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.4999, 1e-6, -1e-6, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e4, -1e4,
+               30.0, -30.0, 88.0, 1.5, 1.0000001, 0.99999994, 2.414, 0.4142]  # fmt: skip
+    sx, sy = (a.ravel() for a in np.meshgrid(special, special))
+    x = np.concatenate(
+        [sx, rng.uniform(-1, 1, n), rng.standard_normal(n) * 8, np.exp(rng.uniform(-20, 20, n))]
+    )
+    y = np.concatenate([sy, rng.standard_normal(n), rng.uniform(-3, 3, n), rng.standard_normal(n) * 100])
+    size = 1 << int(np.ceil(np.log2(len(x))))
+    return np.resize(x, size).astype(np.float32), np.resize(y, size).astype(np.float32)
+
+
+def _check_more(x, y, out, rtol):
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        wants = [_NUMPY[name](x64) for name in UNARY] + [np.arctan2(y64, x64), np.hypot(x64, y64)]
+    for name, got, want in zip([*UNARY, "atan2", "hypot"], out, wants):
+        want = want.astype(np.float32)  # what float32 can hold; tiny results compare absolutely
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-37, equal_nan=True, err_msg=name)
+        zero = want == 0
+        assert np.array_equal(np.signbit(got[zero]), np.signbit(want[zero])), name
+
+
+def test_inverse_and_hyperbolic_functions(target):
+    x, y = _more_inputs()
+    out = np.zeros((12, len(x)), np.float32)
+    more_functions[(1,)](x, y, out, N=len(x))
+    _check_more(x, y, out, 4e-6 if target == "cpu" else 4e-6)
+
+
+@tilec.jit
+def asin_of_doubles(x_ptr, N: tl.constexpr):
+    libdevice.asin(tl.load(x_ptr + tl.arange(0, N)))
+
+
+def test_float64_is_refused_where_only_float32_accuracy_exists():
+    with pytest.raises(tilec.CompilationError, match="libdevice.asin on float64 is not available") as info:
+        asin_of_doubles[(1,)](np.zeros(8, np.float64), N=8)
+    assert "test_libdevice.py" in str(info.value)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_inverse_and_hyperbolic_functions_on_gpu():
+    import torch
+
+    x, y = _more_inputs()
+    out = torch.zeros((12, len(x)), device="cuda")
+    more_functions[(1,)](torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), out, N=len(x))
+    _check_more(x, y, out.cpu().numpy(), 4e-6)

@@ -8,8 +8,9 @@ cos, tanh and their relatives use the GPUs' approximate units as `tl.exp` does (
 log1p and expm1 stay accurate near zero (series there, computed with plain arithmetic); trunc, round, rint,
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
 int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
-within an ulp). Functions not listed here (the inverse trigonometric and
-hyperbolic functions, Bessel functions, ...) are not available: using one is a compile error that
+within an ulp); asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are
+float32 algorithms (a few ulp; float64 refused). Functions not listed here (tan, erfc, gamma
+functions, Bessel functions, ...) are not available: using one is a compile error that
 names it.
 """
 
@@ -282,6 +283,207 @@ def powi(x, y) -> tensor:
 
 powf = pow
 fast_powf = pow
+
+
+# -- inverse trigonometric and hyperbolic functions, cbrt, hypot, exp10 ----------------------------
+# float32 algorithms (Cephes' asinf / atanf polynomials, log1p / expm1 forms near 0) with correctly
+# rounded square roots and divisions: a few ulp in float32. float16 / bfloat16 compute in float32;
+# float64 is refused rather than given float32 accuracy.
+
+_HALF_PI = _math.pi / 2
+
+
+def _f32(x, name: str) -> tuple[tensor, core.dtype]:
+    x = _float(x, name)
+    if x.dtype.is_fp64():
+        raise SemanticError(
+            f"libdevice.{name} on float64 is not available in tilec (it is accurate to float32)"
+        )
+    return semantic.cast(x, core.float32), x.dtype
+
+
+def _sqrt(x: tensor) -> tensor:
+    return builtins.sqrt_rn(x)
+
+
+def _div(a, b) -> tensor:
+    return semantic.truediv(a, b, precise=True)
+
+
+def _with_sign_of(magnitude: tensor, x: tensor) -> tensor:
+    return tensor(_mlir_math.copysign(magnitude.handle, x.handle), magnitude.dtype, magnitude.shape)
+
+
+def _asin_small(s: tensor) -> tensor:
+    """asin(s) for |s| <= 0.5 (Cephes asinf's polynomial in s^2)."""
+    z = semantic.mul(s, s)
+    p = _horner(z, [1.6666752422e-1, 7.4953002686e-2, 4.5470025998e-2, 2.4181311049e-2, 4.2163199048e-2])
+    return semantic.add(semantic.mul(semantic.mul(p, z), s), s)
+
+
+@builtin
+def asin(x) -> tensor:
+    """Inverse sine (NaN outside [-1, 1])."""
+    x, t = _f32(x, "asin")
+    a = semantic.abs_(x)
+    big = semantic.compare("gt", a, 0.5)
+    s = semantic.where(big, _sqrt(semantic.mul(semantic.sub(1.0, a), 0.5)), a)  # NaN past 1
+    q = _asin_small(s)
+    r = semantic.where(big, semantic.sub(_HALF_PI, semantic.mul(q, 2.0)), q)
+    return semantic.cast(_with_sign_of(r, x), t)
+
+
+@builtin
+def acos(x) -> tensor:
+    """Inverse cosine (NaN outside [-1, 1])."""
+    x, t = _f32(x, "acos")
+    a = semantic.abs_(x)
+    big = semantic.compare("gt", a, 0.5)
+    s = semantic.where(big, _sqrt(semantic.mul(semantic.sub(1.0, a), 0.5)), x)
+    q = _asin_small(s)
+    twice = semantic.mul(q, 2.0)
+    negative = semantic.compare("lt", x, 0.0)
+    r = semantic.where(
+        big, semantic.where(negative, semantic.sub(_math.pi, twice), twice), semantic.sub(_HALF_PI, q)
+    )
+    return semantic.cast(r, t)
+
+
+def _atan_core(x: tensor) -> tensor:
+    """atan for every float32 (Cephes atanf: reduced by tan(3 pi / 8) and tan(pi / 8))."""
+    a = semantic.abs_(x)
+    big = semantic.compare("gt", a, 2.414213562373095)
+    mid = semantic.compare("gt", a, 0.4142135623730950)
+    reduced = semantic.where(
+        big,
+        semantic.neg(_div(1.0, a)),
+        semantic.where(mid, _div(semantic.sub(a, 1.0), semantic.add(a, 1.0)), a),
+    )
+    base = semantic.where(big, _HALF_PI, semantic.where(mid, _math.pi / 4, 0.0))
+    z = semantic.mul(reduced, reduced)
+    p = _horner(z, [-3.33329491539e-1, 1.99777106478e-1, -1.38776856032e-1, 8.05374449538e-2])
+    r = semantic.add(base, semantic.add(semantic.mul(semantic.mul(p, z), reduced), reduced))
+    return _with_sign_of(r, x)
+
+
+@builtin
+def atan(x) -> tensor:
+    """Inverse tangent."""
+    x, t = _f32(x, "atan")
+    return semantic.cast(_atan_core(x), t)
+
+
+@builtin
+def atan2(y, x) -> tensor:
+    """The angle of the point (x, y), in [-pi, pi], with C's signed zeros and infinities."""
+    y, t = _f32(y, "atan2")
+    x, _ = _f32(x, "atan2")
+    ax, ay = semantic.abs_(x), semantic.abs_(y)
+    inf = float("inf")
+    both_zero = semantic.logical_and(semantic.compare("eq", ax, 0.0), semantic.compare("eq", ay, 0.0))
+    both_inf = semantic.logical_and(semantic.compare("eq", ax, inf), semantic.compare("eq", ay, inf))
+    steep = semantic.compare("gt", ay, ax)
+    ratio = _div(semantic.where(steep, ax, ay), semantic.where(steep, ay, ax))
+    ratio = semantic.where(both_zero, 0.0, semantic.where(both_inf, 1.0, ratio))
+    angle = _atan_core(ratio)
+    angle = semantic.where(steep, semantic.sub(_HALF_PI, angle), angle)
+    x_negative = semantic.compare("lt", semantic.cast(x, core.int32, bitcast=True), 0)  # -0.0 too
+    angle = semantic.where(x_negative, semantic.sub(_math.pi, angle), angle)
+    nan = semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y))
+    return semantic.cast(semantic.where(nan, float("nan"), _with_sign_of(angle, y)), t)
+
+
+@builtin
+def sinh(x) -> tensor:
+    """Hyperbolic sine: (E + E / (E + 1)) / 2 with E = expm1(|x|), exp(|x| - ln 2) from |x| = 20."""
+    x, t = _f32(x, "sinh")
+    a = semantic.abs_(x)
+    e = expm1(semantic.minimum(a, 20.0))
+    small = semantic.mul(semantic.add(e, _div(e, semantic.add(e, 1.0))), 0.5)
+    large = builtins.exp(semantic.sub(a, _math.log(2.0)))
+    return semantic.cast(_with_sign_of(semantic.where(semantic.compare("lt", a, 20.0), small, large), x), t)
+
+
+@builtin
+def cosh(x) -> tensor:
+    """Hyperbolic cosine: (e^|x| + e^-|x|) / 2, exp(|x| - ln 2) from |x| = 20."""
+    x, t = _f32(x, "cosh")
+    a = semantic.abs_(x)
+    e = builtins.exp(semantic.minimum(a, 20.0))
+    small = semantic.mul(semantic.add(e, _div(1.0, e)), 0.5)
+    large = builtins.exp(semantic.sub(a, _math.log(2.0)))
+    return semantic.cast(semantic.where(semantic.compare("lt", a, 20.0), small, large), t)
+
+
+@builtin
+def asinh(x) -> tensor:
+    """Inverse hyperbolic sine: log1p(a + a^2 / (1 + sqrt(1 + a^2))), log(a) + ln 2 from a = 2^12."""
+    x, t = _f32(x, "asinh")
+    a = semantic.abs_(x)
+    huge = semantic.compare("gt", a, 4096.0)
+    safe = semantic.where(huge, 1.0, a)
+    a2 = semantic.mul(safe, safe)
+    small = log1p(semantic.add(safe, _div(a2, semantic.add(_sqrt(semantic.add(a2, 1.0)), 1.0))))
+    large = semantic.add(builtins.log(a), _math.log(2.0))
+    return semantic.cast(_with_sign_of(semantic.where(huge, large, small), x), t)
+
+
+@builtin
+def acosh(x) -> tensor:
+    """Inverse hyperbolic cosine (NaN below 1): log1p(u + sqrt(2u + u^2)) with u = x - 1."""
+    x, t = _f32(x, "acosh")
+    huge = semantic.compare("gt", x, 4096.0)
+    u = semantic.sub(semantic.where(huge, 2.0, x), 1.0)
+    small = log1p(semantic.add(u, _sqrt(semantic.add(semantic.mul(u, 2.0), semantic.mul(u, u)))))
+    large = semantic.add(builtins.log(x), _math.log(2.0))
+    r = semantic.where(huge, large, small)
+    return semantic.cast(semantic.where(semantic.compare("lt", x, 1.0), float("nan"), r), t)
+
+
+@builtin
+def atanh(x) -> tensor:
+    """Inverse hyperbolic tangent: log1p(2a / (1 - a)) / 2 (+-inf at +-1, NaN beyond)."""
+    x, t = _f32(x, "atanh")
+    a = semantic.abs_(x)
+    r = semantic.mul(log1p(_div(semantic.mul(a, 2.0), semantic.sub(1.0, a))), 0.5)
+    r = semantic.where(semantic.compare("gt", a, 1.0), float("nan"), r)
+    return semantic.cast(_with_sign_of(r, x), t)
+
+
+@builtin
+def cbrt(x) -> tensor:
+    """Cube root (negative for negative x): 2^(log2|x| / 3) in float64."""
+    x, t = _f32(x, "cbrt")
+    a = semantic.cast(semantic.abs_(x), core.float64)
+    finite = semantic.logical_and(semantic.compare("gt", a, 0.0), semantic.compare("lt", a, float("inf")))
+    root = _exp2_f64(semantic.mul(_log2_f64(semantic.where(finite, a, 1.0)), 1.0 / 3.0))
+    r = semantic.cast(semantic.where(finite, root, a), core.float32)  # 0, inf and NaN themselves
+    return semantic.cast(_with_sign_of(r, x), t)
+
+
+@builtin
+def hypot(x, y) -> tensor:
+    """sqrt(x^2 + y^2) without intermediate overflow (in float64); infinite if either is."""
+    x, t = _f32(x, "hypot")
+    y, _ = _f32(y, "hypot")
+    wx, wy = semantic.cast(x, core.float64), semantic.cast(y, core.float64)
+    r = semantic.cast(_sqrt(semantic.add(semantic.mul(wx, wx), semantic.mul(wy, wy))), core.float32)
+    inf = semantic.logical_or(
+        semantic.compare("eq", semantic.abs_(x), float("inf")),
+        semantic.compare("eq", semantic.abs_(y), float("inf")),
+    )
+    return semantic.cast(semantic.where(inf, float("inf"), r), t)
+
+
+@builtin
+def exp10(x) -> tensor:
+    """10^x, as 2^(x log2 10) in float64."""
+    x, t = _f32(x, "exp10")
+    w = semantic.mul(semantic.cast(x, core.float64), _math.log2(10.0))
+    clamped = semantic.minimum(semantic.maximum(w, -2000.0), 2000.0)
+    r = _exp2_f64(semantic.where(semantic.compare("ne", w, w), 0.0, clamped))
+    r = semantic.where(semantic.compare("ne", w, w), float("nan"), r)
+    return semantic.cast(semantic.cast(r, core.float32), t)
 
 
 def __getattr__(name):
