@@ -57,6 +57,27 @@ def test_pointer_casts_keep_wide_accesses_on_gpus():
 
 
 @tilec.jit
+def rows_by_address(table_ptr, out_ptr, N: tl.constexpr):
+    # the grouped-GEMM pattern: a table of int64 addresses, each made a pointer
+    g = tl.program_id(0)
+    src = tl.load(table_ptr + g).to(tl.pointer_type(tl.float32))
+    tl.store(out_ptr + g * N + tl.arange(0, N), tl.load(src + tl.arange(0, N)))
+
+
+def test_pointers_loaded_from_memory(target):
+    arrays = [np.arange(16, dtype=np.float32) * (k + 1) for k in range(3)]
+    table = np.array([a.ctypes.data for a in arrays], np.int64)
+    out = np.zeros((3, 16), np.float32)
+    if target == "interpreter":
+        # the interpreter checks every address against the launch's arrays: a clear error, no crash
+        with pytest.raises(tilec.InterpreterError, match="out-of-bounds load .* point into those arrays"):
+            rows_by_address[(3,)](table, out, N=16)
+        return
+    rows_by_address[(3,)](table, out, N=16)
+    assert np.array_equal(out, np.stack(arrays))
+
+
+@tilec.jit
 def roundings(x_ptr, half_rtz_ptr, bf16_rtz_ptr, half_rtne_ptr, bits_ptr, N: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(x_ptr + i)

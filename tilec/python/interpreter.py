@@ -128,7 +128,7 @@ class Memory:
             bad = int(addresses[~ok].flat[0])
             raise InterpreterError(
                 f"out-of-bounds {what} of {size} byte(s) at address {bad:#x}: not inside any array passed "
-                "to the kernel (is a mask missing?)"
+                "to the kernel (is a mask missing? pointers made from integers must point into those arrays)"
             )
         return which
 
@@ -959,6 +959,9 @@ class Program:
     """A translated kernel: `run(grid, args, arrays)` executes it over the whole grid."""
 
     def __init__(self, module: ir.Module):
+        # The closures keep ops, and an error message reads their locations: the module (and with it
+        # its context) must live as long as the program, or those ops dangle (a crash, not an error).
+        self.module = module
         fn = next(op for op in module.body.operations if op.operation.name == "func.func")
         block = fn.regions[0].blocks[0]
         self.translator = Translator()
