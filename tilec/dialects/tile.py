@@ -647,6 +647,28 @@ def _v_inline_asm(op):
         _fail(op, f"constraints must list the {outs} outputs (=...) first, then the {ins} inputs")
 
 
+def _v_map(op):
+    args, results = list(op.operands), list(op.results)
+    if not args or not results:
+        _fail(op, "needs at least one argument and one result")
+    shape = shape_of(args[0].type)
+    for what, v in [("argument", a) for a in args] + [("result", r) for r in results]:
+        if shape_of(v.type) != shape:
+            _fail(op, f"every argument and result must have shape {shape}, got {what} {v.type}")
+    block = op.regions[0].blocks[0] if len(op.regions[0].blocks) else None
+    elements = [element_of(a.type) for a in args]
+    if block is None or [a.type for a in block.arguments] != elements:
+        _fail(op, f"body must take one scalar per argument: ({', '.join(map(str, elements))})")
+    terminator = list(block.operations)[-1].operation if len(list(block.operations)) else None
+    wanted = [element_of(r.type) for r in results]
+    if (
+        terminator is None
+        or terminator.name != "gpu.yield"
+        or [v.type for v in terminator.operands] != wanted
+    ):
+        _fail(op, f"body must end in gpu.yield of ({', '.join(map(str, wanted))})")
+
+
 def _v_assert(op):
     cond = op.operands[0].type
     if not is_int(element_of(cond)):
@@ -879,6 +901,20 @@ def _ops() -> list[OpSpec]:
             attributes=("message",),
             pure=False,
             verify=_v_assert,
+        ),
+        OpSpec(
+            "map",
+            "Applies the body to every element: it takes one scalar per argument (all of one shape) "
+            "and yields one scalar per result (`gpu.yield`). The body may branch and loop per "
+            "element and may have side effects (it runs once per element, in no particular order).",
+            '%y = "tile.map"(%x) ({\n^bb0(%a: f32):\n  %c = arith.mulf %a, %a : f32\n'
+            "  gpu.yield %c : f32\n}) {operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>,"
+            " resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64xf32>) -> tensor<64xf32>",
+            operands=_slots("arg", ASM_ARG_SLOTS, first="optional"),
+            results=_slots("result"),
+            regions=("body",),
+            pure=False,
+            verify=_v_map,
         ),
         OpSpec(
             "inline_asm",
@@ -1153,6 +1189,25 @@ def atomic_rmw(kind, ptr, value, mask=None, *, sem="acq_rel", scope="gpu", loc=N
 def atomic_cas(ptr, cmp, value, *, sem="acq_rel", scope="gpu", loc=None, ip=None):
     attrs = _atomic_attrs(sem, scope)
     return _create("atomic_cas", [value.type], [ptr, cmp, value], attrs, loc=loc, ip=ip).result
+
+
+def map_(args, result_types, build_body, *, loc=None, ip=None) -> ir.Operation:
+    """A tile.map over `args`; `build_body(block_args) -> list[Value]` fills its body (scalars)."""
+    if not 1 <= len(args) <= ASM_ARG_SLOTS or len(result_types) > MAX_SLOTS:
+        raise ValueError(f"tile.map takes 1 to {ASM_ARG_SLOTS} arguments and up to {MAX_SLOTS} results")
+    attrs = {
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1] * len(args) + [0] * (ASM_ARG_SLOTS - len(args))),
+        "resultSegmentSizes": ir.DenseI32ArrayAttr.get(
+            [1] * len(result_types) + [0] * (MAX_SLOTS - len(result_types))
+        ),
+    }
+    op = _create("map", list(result_types), list(args), attrs, loc=loc, ip=ip, regions=1)
+    elements = [element_of(a.type) for a in args]
+    block = op.regions[0].blocks.append(*elements, arg_locs=[loc or ir.Location.current] * len(elements))
+    with ir.InsertionPoint(block):
+        values = build_body(list(block.arguments))
+        ir.Operation.create("gpu.yield", operands=list(values), loc=loc)
+    return op
 
 
 def inline_asm(asm, constraints, args, result_types, *, pure, pack, loc=None, ip=None) -> list[ir.Value]:

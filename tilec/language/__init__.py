@@ -46,6 +46,7 @@ from .builtins import (
     load,
     log,
     log2,
+    map_elementwise,
     max,
     max_constancy,
     max_contiguous,

@@ -736,6 +736,50 @@ def _user_combine(fn, n):
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """Applies the @tilec.jit `scalar_fn` to every element of the arguments (broadcast to one shape):
+    it is called with one scalar per argument and returns a scalar, or a tuple of them (then a tuple
+    of tensors comes back). Unlike tl.where, a branch inside runs only where it is taken. `pack`
+    must be 1 (Triton's pack > 1 hands the function several elements at once; tilec does not)."""
+    if _const_int(pack, "tl.map_elementwise's pack") != 1:
+        raise SemanticError(f"tl.map_elementwise: pack={pack} is not supported by tilec (use pack=1)")
+    if not args:
+        raise SemanticError("tl.map_elementwise needs at least one argument")
+    if len(args) > tile.ASM_ARG_SLOTS:
+        raise SemanticError(f"tl.map_elementwise takes up to {tile.ASM_ARG_SLOTS} arguments, got {len(args)}")
+    inputs = [to_tensor(a) for a in args]
+    shape = ()
+    for x in inputs:
+        shape = semantic.broadcast_shapes(shape, x.shape)
+    inputs = [semantic.broadcast_to(x, shape) if shape else x for x in inputs]
+    returned: list = []
+
+    def body(block_args):
+        scalars = [tensor(a, x.dtype) for a, x in zip(block_args, inputs)]
+        if call_combine is None:
+            raise SemanticError("tl.map_elementwise can only be used inside a kernel")
+        out = call_combine(scalar_fn, scalars)
+        out = list(out) if isinstance(out, tuple | list) else [out]
+        if not out or _py.any(v is None for v in out):
+            raise SemanticError("the function given to tl.map_elementwise must return a value")
+        out = [to_tensor(v) for v in out]
+        if _py.any(v.shape for v in out):
+            raise SemanticError("the function given to tl.map_elementwise must return scalars")
+        returned[:] = [v.dtype for v in out]
+        return [v.handle for v in out]
+
+    # The result types are what the function returns: a first build finds them, then it is built again.
+    handles = [x.handle for x in inputs]
+    tile.map_(handles, [], body).erase()
+    if len(returned) > tile.MAX_SLOTS:
+        raise SemanticError(f"tl.map_elementwise: at most {tile.MAX_SLOTS} results, got {len(returned)}")
+    dtypes = list(returned)
+    op = tile.map_(handles, [tile.with_shape(d.to_ir(), list(shape)) for d in dtypes], body)
+    results = tuple(tensor(r, d, shape) for r, d in zip(op.results, dtypes))
+    return results if len(results) > 1 else results[0]
+
+
+@builtin
 def reduce(input, axis, combine_fn, keep_dims=False):
     """Reduces `input` (a tensor or a tuple of tensors) along `axis` with a @tilec.jit `combine_fn`."""
     inputs = list(input) if isinstance(input, tuple | list) else [input]

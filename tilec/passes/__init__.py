@@ -8,6 +8,7 @@ from .canonicalize import CanonicalizePass
 from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
+from .cpu_expand_maps import CpuExpandMapsPass
 from .cpu_grid import CpuGridPass
 from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
@@ -27,6 +28,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         HoistLoadsPass,
         PipelineLoadsPass,
         ConvertTileToGpuPass,
+        CpuExpandMapsPass,
         CpuGridPass,
         CpuSafeDivisionPass,
         ConvertTileToLinalgPass,

@@ -1683,6 +1683,41 @@ def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
     return arith.extsi(t, v)
 
 
+# -- tl.map_elementwise -------------------------------------------------------------------------
+
+
+def _map(self: _KernelLowering, op):
+    """The body once per register of each thread (in the results' blocked layout), its block
+    arguments bound to that register of every argument."""
+    args = [v for v in op.operands]
+    results = list(op.results)
+    block = op.regions[0].blocks[0]
+    shape = tile.shape_of(results[0].type)
+    if shape:
+        layout = self.layout_for(shape, tile.element_of(results[0].type))
+        arg_regs = [self.regs(a, layout) for a in args]
+        count = len(layout.registers)
+    else:
+        arg_regs = [[self.scalar(a)] for a in args]
+        count = 1
+    outs = [[] for _ in results]
+    for i in range(count):
+        for arg, regs in zip(block.arguments, arg_regs):
+            self.scalars[arg] = regs[i]
+        for inner in block.operations:
+            inner = inner.operation
+            if inner.name == "gpu.yield":
+                for out, v in zip(outs, inner.operands):
+                    out.append(self.scalar(v))
+            else:
+                self.lower_op(inner)
+    for r, values in zip(results, outs):
+        if shape:
+            self.set_natural(r, layout, values)
+        else:
+            self.scalars[r] = values[0]
+
+
 # -- inline assembly ---------------------------------------------------------------------------
 
 
@@ -1811,4 +1846,5 @@ _EAGER = {
     "tile.print": _print,
     "tile.assert": _assert,
     "tile.inline_asm": _inline_asm,
+    "tile.map": _map,
 }

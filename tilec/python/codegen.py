@@ -128,6 +128,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.return_value = None
         self.returned = False
         self.in_dynamic_flow = 0
+        self.in_loop = 0  # run-time loops around the current statement (a return cannot leave them)
         self._node_stack: list[ast.AST] = []
 
     # -- locations and errors ---------------------------------------------------------------------
@@ -204,9 +205,16 @@ class CodeGenerator(ast.NodeVisitor):
         raise _Unsupported("only names can be assigned in a kernel (tensors are immutable)")
 
     def visit_Return(self, node):
+        if self.in_loop:
+            raise _Unsupported("return inside a run-time for/while loop is not supported")
+        value = self.visit(node.value) if node.value is not None else None
         if self.in_dynamic_flow:
-            raise _Unsupported("return inside a run-time if/for/while is not supported")
-        self.return_value = self.visit(node.value) if node.value is not None else None
+            # in a run-time if: the value leaves the branch as a variable the if merges (returns
+            # were moved to the ends of branches beforehand: see _tail_returns)
+            if value is not None:
+                self.lscope[_RETURN] = value
+        else:
+            self.return_value = value
         self.returned = True
 
     def visit_Assert(self, node):
@@ -241,17 +249,22 @@ class CodeGenerator(ast.NodeVisitor):
         cond_h = self._scalar_condition(cond, "if")
         before = dict(self.lscope)
         draft = scf.IfOp(cond_h, [], has_else=True)
-        scopes = []
+        scopes, returned = [], []
         self.in_dynamic_flow += 1
         try:
             for block, body in ((draft.then_block, node.body), (draft.else_block, node.orelse)):
                 self.lscope = dict(before)
+                self.returned = False
                 with ir.InsertionPoint(block):
                     self.visit_statements(body)
                 scopes.append(self.lscope)
+                returned.append(self.returned)
         finally:
             self.in_dynamic_flow -= 1
+            self.returned = False
         then_scope, else_scope = scopes
+        if any(returned) and not all(returned) and (_RETURN in then_scope or _RETURN in else_scope):
+            raise _Unsupported("a function that returns a value must return one on every path")
         aggregates = self._split_branch_aggregates(before, then_scope, else_scope)
         names = [
             n
@@ -300,6 +313,7 @@ class CodeGenerator(ast.NodeVisitor):
                     scf.YieldOp([])
             self.lscope.update(merged)
             self._join_branch_aggregates(aggregates)
+            self._returned_from_if(returned)
             return
         final = scf.IfOp(cond_h, [t.handle.type for t in yields_then], has_else=True)
         for old, new, values in (
@@ -319,6 +333,20 @@ class CodeGenerator(ast.NodeVisitor):
             else:
                 self.lscope[n] = v
         self._join_branch_aggregates(aggregates)
+        self._returned_from_if(returned)
+
+    def _returned_from_if(self, returned: list[bool]) -> None:
+        """After a run-time if whose branches returned: nothing follows it (see _tail_returns), and
+        the merged return variable is the value (None for a bare return)."""
+        if not any(returned):
+            return
+        self.returned = True
+        value = self.lscope.pop(_RETURN, None)
+        if self.in_dynamic_flow:
+            if value is not None:
+                self.lscope[_RETURN] = value
+        else:
+            self.return_value = value
 
     def _split_branch_aggregates(self, before: dict, then_scope: dict, else_scope: dict) -> dict:
         """Aggregates both branches bind (with one structure) are merged leaf by leaf: their leaves go
@@ -536,6 +564,7 @@ class CodeGenerator(ast.NodeVisitor):
             self._scatter_aggregates(aggregates, "the loop")
 
         self.in_dynamic_flow += 1
+        self.in_loop += 1
         try:
             learned = self._loop_types(names, dry_body, aggregates)
             carried, inits = self._loop_inits(names, learned)
@@ -565,6 +594,7 @@ class CodeGenerator(ast.NodeVisitor):
                 scf.YieldOp(values)
         finally:
             self.in_dynamic_flow -= 1
+            self.in_loop -= 1
         self.lscope = before
         for n, res, init in zip(carried, loop.results, inits):
             self.lscope[n] = tensor(res, init.dtype, init.shape)
@@ -583,6 +613,7 @@ class CodeGenerator(ast.NodeVisitor):
             self._scatter_aggregates(aggregates, "the loop")
 
         self.in_dynamic_flow += 1
+        self.in_loop += 1
         try:
             learned = self._loop_types(names, dry_body, aggregates)
             carried, inits = self._loop_inits(names, learned)
@@ -610,6 +641,7 @@ class CodeGenerator(ast.NodeVisitor):
                 scf.YieldOp(self._check_carried(carried, inits, [self.lscope[n] for n in carried]))
         finally:
             self.in_dynamic_flow -= 1
+            self.in_loop -= 1
         self.lscope = outer
         for n, res, init in zip(carried, loop.results, inits):
             self.lscope[n] = tensor(res, init.dtype, init.shape)
@@ -810,7 +842,7 @@ class CodeGenerator(ast.NodeVisitor):
                 raise _Unsupported(f"argument '{name}' of {fn.__name__} is a tl.constexpr but got a tensor")
             scope[name] = value
         callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1)
-        callee.visit_statements(callee.src.fndef.body)
+        callee.visit_statements(_tail_returns(callee.src.fndef.body))
         return callee.return_value
 
     def call_combine(self, fn, args):
@@ -827,6 +859,36 @@ class CodeGenerator(ast.NodeVisitor):
 
 class _Missing:
     pass
+
+
+_RETURN = "__tilec_return__"  # the variable a return inside a run-time if assigns
+
+
+def _contains_return(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def _always_returns(stmts: list) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _tail_returns(stmts: list) -> list:
+    """The statements with every `return` inside an if moved to the end of its branch: what follows
+    such an if goes into its branches that do not return (`if c: return a` + rest becomes
+    `if c: return a else: rest`), so a run-time if can merge the returned values like variables."""
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If) and _contains_return(stmt):
+            rest = stmts[i + 1 :]
+            body = _tail_returns(stmt.body + ([] if _always_returns(stmt.body) else rest))
+            orelse = _tail_returns(stmt.orelse + ([] if _always_returns(stmt.orelse) else rest))
+            branch = ast.If(test=stmt.test, body=body or [ast.copy_location(ast.Pass(), stmt)], orelse=orelse)
+            return [*stmts[:i], ast.copy_location(branch, stmt)]
+    return stmts
 
 
 _MISSING = _Missing()
@@ -960,7 +1022,7 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
             tlb.debug_enabled = debug
             try:
                 with ir.InsertionPoint(entry):
-                    gen.visit_statements(src.fndef.body)
+                    gen.visit_statements(_tail_returns(src.fndef.body))
                     if gen.return_value is not None:
                         raise gen.error(src.fndef, "a kernel cannot return a value")
                     func.ReturnOp([])

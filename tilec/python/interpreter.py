@@ -772,6 +772,38 @@ def _combiner(tr, op):
     return combine, n
 
 
+@handles("tile.map")
+def _map(tr, op):
+    """The body on whole arrays when it is straight-line code (elementwise NumPy), else element by
+    element (its branches and loops decide per element)."""
+    block = op.regions[0].blocks[0]
+    args = [tr.slot(a) for a in block.arguments]
+    ins = [tr.slot(v) for v in op.operands]
+    outs = [tr.slot(r) for r in op.results]
+    dtypes = [np_dtype(tile.element_of(r.type)) for r in op.results]
+    run = tr.block(block)
+    straight = not any(len(inner.operation.regions) for inner in block.operations)
+
+    def step(env, state):
+        values = [_arr(env[i]) for i in ins]
+        shape = values[0].shape
+        if straight:
+            for a, v in zip(args, values):
+                env[a] = v
+            results = [np.broadcast_to(_arr(r), shape).astype(d) for r, d in zip(run(env, state), dtypes)]
+        else:
+            results = [np.empty(shape, d) for d in dtypes]
+            for index in np.ndindex(*shape):
+                for a, v in zip(args, values):
+                    env[a] = v[index]
+                for r, value in zip(results, run(env, state)):
+                    r[index] = _arr(value)
+        for o, r in zip(outs, results):
+            env[o] = r
+
+    return step
+
+
 @handles("tile.reduce")
 def _reduce(tr, op):
     ins = [tr.slot(v) for v in op.operands]

@@ -21,7 +21,10 @@ from mlir import ir
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
-TILE_TO_LINALG = "tile-canonicalize,tile-lower-fp8,tile-cpu-grid,tile-cpu-safe-division,convert-tile-to-linalg,canonicalize,cse"
+TILE_TO_LINALG = (
+    "tile-canonicalize,tile-lower-fp8,tile-cpu-expand-maps,tile-cpu-grid,tile-cpu-safe-division,"
+    "convert-tile-to-linalg,canonicalize,cse"
+)
 BUFFERIZE = (
     "linalg-fuse-elementwise-ops,tile-cpu-vectorize-dots,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "

@@ -1,0 +1,200 @@
+"""`tl.map_elementwise` (a @jit function applied element by element, branches and loops per element)
+and `return` inside run-time ifs (early exits of kernels, values returned from branches of @jit
+functions), on the CPU target, the interpreter and a GPU; misuse is an error at the user's line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def selu_scalar(x, alpha):
+    if x > 0:
+        return x
+    else:
+        return alpha * (tl.exp(x) - 1)
+
+
+@tilec.jit
+def halvings(x, n):
+    # a loop whose trip count is the element's own: returns the value and the count
+    i = 0
+    while i < n:
+        x = x * 0.5
+        i += 1
+    return x, i
+
+
+@tilec.jit
+def through_pointer(p, flag):
+    # a scalar load per element, only where the flag says so; a boolean result
+    v = 0.0
+    if flag:
+        v = tl.load(p)
+    return v, v > 1.0
+
+
+@tilec.jit
+def mapped(
+    x_ptr, selu_ptr, half_ptr, count_ptr, gathered_ptr, big_ptr, table_ptr, R: tl.constexpr, C: tl.constexpr
+):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(selu_ptr + offs, tl.map_elementwise(selu_scalar, x, 1.5))
+    half, count = tl.map_elementwise(halvings, x, offs % 5)
+    tl.store(half_ptr + offs, half)
+    tl.store(count_ptr + offs, count)
+    v, big = tl.map_elementwise(through_pointer, table_ptr + offs % 7, x > 0)
+    tl.store(gathered_ptr + offs, v)
+    tl.store(big_ptr + offs, big.to(tl.int32))
+
+
+def _inputs(rows=4, cols=16):
+    x = np.linspace(-3, 3, rows * cols).astype(np.float32).reshape(rows, cols)
+    table = np.arange(7, dtype=np.float32) * 0.75
+    return x, table
+
+
+def _check(x, table, selu, half, count, gathered, big):
+    offs = np.arange(x.size).reshape(x.shape)
+    np.testing.assert_allclose(
+        selu, np.where(x > 0, x, 1.5 * (np.exp(x.astype(np.float64)) - 1)), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_array_equal(half, x * 0.5 ** (offs % 5))
+    np.testing.assert_array_equal(count, offs % 5)
+    want = np.where(x > 0, table[offs % 7], 0.0)
+    np.testing.assert_array_equal(gathered, want)
+    np.testing.assert_array_equal(big, (want > 1.0).astype(np.int32))
+
+
+def test_map_elementwise(target):
+    x, table = _inputs()
+    outs = [np.zeros_like(x) for _ in range(2)] + [
+        np.zeros(x.shape, np.int32),
+        np.zeros_like(x),
+        np.zeros(x.shape, np.int32),
+    ]
+    mapped[(1,)](x, *outs, table, R=4, C=16)
+    _check(x, table, *outs)
+
+
+@tilec.jit
+def clamp_scalar(v, lo, hi):
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+@tilec.jit
+def on_scalars(x_ptr, out_ptr):
+    # every argument a scalar: the function runs once; a chain of early returns
+    tl.store(out_ptr, tl.map_elementwise(clamp_scalar, tl.load(x_ptr), -1.0, 1.0))
+
+
+@pytest.mark.parametrize("value,want", [(-3.0, -1.0), (0.25, 0.25), (7.0, 1.0)])
+def test_scalars_and_early_returns(target, value, want):
+    out = np.zeros(1, np.float32)
+    on_scalars[(1,)](np.array([value], np.float32), out)
+    assert out[0] == want
+
+
+@tilec.jit
+def early_exit(x_ptr, count_ptr, n, BLOCK: tl.constexpr):
+    # Triton's common guard: programs past the end return at once (they must not count themselves)
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1, mask=offs < n)
+    tl.atomic_add(count_ptr, 1)
+
+
+def test_kernel_early_return(target):
+    x, count = np.zeros(40, np.float32), np.zeros(1, np.int32)
+    early_exit[(8,)](x, count, 40, BLOCK=8)  # programs 5..7 return before touching memory
+    np.testing.assert_array_equal(x, np.ones(40, np.float32))
+    assert count[0] == 5
+
+
+@tilec.jit
+def returns_in_loop(v, n):
+    for i in range(n):
+        if v > i:
+            return v
+    return v
+
+
+@tilec.jit
+def returns_on_one_path(v):
+    if v > 0:
+        return v
+
+
+@tilec.jit
+def misuse(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    if CASE == 0:
+        tl.map_elementwise(selu_scalar, x, 1.5, pack=2)
+    elif CASE == 1:
+        tl.map_elementwise(returns_in_loop, x, 3)
+    elif CASE == 2:
+        tl.map_elementwise(returns_on_one_path, x)
+    else:
+        tl.map_elementwise(lambda_free_tensor_result, x)
+
+
+@tilec.jit
+def lambda_free_tensor_result(v):
+    return tl.full((4,), 1.0, tl.float32) * v
+
+
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        (0, "tl.map_elementwise: pack=2 is not supported by tilec"),
+        (1, "return inside a run-time for/while loop is not supported"),
+        (2, "a function that returns a value must return one on every path"),
+        (3, "the function given to tl.map_elementwise must return scalars"),
+    ],
+)
+def test_misuse_names_the_line(case, message):
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        misuse[(1,)](np.zeros(8, np.float32), CASE=case)
+    assert "test_map_elementwise.py" in str(info.value)
+
+
+def test_gpu_code():
+    ptx = tilec.compile(
+        mapped,
+        signature="*fp32,*fp32,*fp32,*i32,*fp32,*i32,*fp32",
+        constexprs={"R": 4, "C": 64},
+        target="sm_90a",
+    ).asm["ptx"]
+    assert "ex2.approx" in ptx and "bra" in ptx  # the branches stay branches
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_on_gpu():
+    import torch
+
+    x, table = _inputs(8, 64)
+    cuda_x, cuda_table = torch.from_numpy(x).cuda(), torch.from_numpy(table).cuda()
+    outs = [torch.zeros_like(cuda_x) for _ in range(2)] + [
+        torch.zeros(x.shape, device="cuda", dtype=torch.int32),
+        torch.zeros_like(cuda_x),
+        torch.zeros(x.shape, device="cuda", dtype=torch.int32),
+    ]
+    mapped[(1,)](cuda_x, *outs, cuda_table, R=8, C=64)
+    counter, count = torch.zeros(40, device="cuda"), torch.zeros(1, device="cuda", dtype=torch.int32)
+    early_exit[(8,)](counter, count, 40, BLOCK=8)
+    torch.cuda.synchronize()
+    _check(x, table, *[o.cpu().numpy() for o in outs])
+    assert torch.equal(counter, torch.ones(40, device="cuda")) and count.item() == 5
