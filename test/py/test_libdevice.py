@@ -4,6 +4,8 @@ a function tilec does not provide is a compile error naming it."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from gpu_launch import needs_gpu
@@ -197,10 +199,23 @@ def test_pow_on_gpu():
 
 # -- inverse trigonometric and hyperbolic functions, cbrt, hypot, exp10 ---------------------------
 
-UNARY = "asin acos atan sinh cosh asinh acosh atanh cbrt exp10".split()
+UNARY = "asin acos atan sinh cosh asinh acosh atanh cbrt exp10 tan erfinv".split()
+
+
+def _erfinv(x):
+    """float64 inverse error function by Newton's method on math.erf (NumPy has none)."""
+    erf = np.vectorize(math.erf)
+    inside = np.abs(x) < 1
+    y = np.zeros_like(x)
+    for _ in range(60):
+        with np.errstate(all="ignore"):
+            y = np.where(inside, y - (erf(y) - x) / (2 / np.sqrt(np.pi) * np.exp(-y * y)), 0.0)
+    return np.where(inside, np.copysign(y, x), np.where(np.abs(x) == 1, np.sign(x) * np.inf, np.nan))
+
+
 _NUMPY = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
           "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt,
-          "exp10": lambda x: np.power(10.0, x)}  # fmt: skip
+          "exp10": lambda x: np.power(10.0, x), "tan": np.tan, "erfinv": _erfinv}  # fmt: skip
 
 
 @tilec.jit
@@ -220,6 +235,8 @@ def more_functions(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + 9 * N + i, libdevice.exp10(x))
     tl.store(out_ptr + 10 * N + i, libdevice.atan2(y, x))
     tl.store(out_ptr + 11 * N + i, libdevice.hypot(x, y))
+    tl.store(out_ptr + 12 * N + i, libdevice.tan(x))
+    tl.store(out_ptr + 13 * N + i, libdevice.erfinv(x))
 
 
 def _more_inputs(n=2048):
@@ -238,8 +255,11 @@ def _more_inputs(n=2048):
 def _check_more(x, y, out, rtol):
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
-        wants = [_NUMPY[name](x64) for name in UNARY] + [np.arctan2(y64, x64), np.hypot(x64, y64)]
-    for name, got, want in zip([*UNARY, "atan2", "hypot"], out, wants):
+        wants = [_NUMPY[name](x64) for name in UNARY[:10]] + [np.arctan2(y64, x64), np.hypot(x64, y64)]
+        wants += [_NUMPY[name](x64) for name in UNARY[10:]]
+    for name, got, want in zip([*UNARY[:10], "atan2", "hypot", *UNARY[10:]], out, wants):
+        if name == "tan":  # its float64 argument reduction is documented accurate below 2^20
+            got, want = got[np.abs(x) < 2**20], want[np.abs(x) < 2**20]
         with np.errstate(over="ignore"):
             want = want.astype(np.float32)  # what float32 can hold; tiny results compare absolutely
         np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-37, equal_nan=True, err_msg=name)
@@ -249,7 +269,7 @@ def _check_more(x, y, out, rtol):
 
 def test_inverse_and_hyperbolic_functions(target):
     x, y = _more_inputs()
-    out = np.zeros((12, len(x)), np.float32)
+    out = np.zeros((14, len(x)), np.float32)
     more_functions[(1,)](x, y, out, N=len(x))
     _check_more(x, y, out, 4e-6 if target == "cpu" else 4e-6)
 
@@ -271,6 +291,6 @@ def test_inverse_and_hyperbolic_functions_on_gpu():
     import torch
 
     x, y = _more_inputs()
-    out = torch.zeros((12, len(x)), device="cuda")
+    out = torch.zeros((14, len(x)), device="cuda")
     more_functions[(1,)](torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), out, N=len(x))
     _check_more(x, y, out.cpu().numpy(), 4e-6)

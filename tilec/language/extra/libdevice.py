@@ -9,8 +9,8 @@ log1p and expm1 stay accurate near zero (series there, computed with plain arith
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
 int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
 within an ulp); asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are
-float32 algorithms (a few ulp; float64 refused). Functions not listed here (tan, erfc, gamma
-functions, Bessel functions, ...) are not available: using one is a compile error that
+float32 algorithms (a few ulp; float64 refused), as are tan and erfinv. Functions not listed here
+(erfc, gamma functions, Bessel functions, ...) are not available: using one is a compile error that
 names it.
 """
 
@@ -448,6 +448,48 @@ def atanh(x) -> tensor:
     r = semantic.mul(log1p(_div(semantic.mul(a, 2.0), semantic.sub(1.0, a))), 0.5)
     r = semantic.where(semantic.compare("gt", a, 1.0), float("nan"), r)
     return semantic.cast(_with_sign_of(r, x), t)
+
+
+@builtin
+def tan(x) -> tensor:
+    """Tangent (Cephes tanf's polynomial; the argument reduced by pi / 4 in float64, accurate while
+    |x| < 2^20)."""
+    x, t = _f32(x, "tan")
+    a = semantic.cast(semantic.abs_(x), core.float64)
+    j = builtins.floor(semantic.mul(a, 4.0 / _math.pi))
+    j = semantic.add(j, semantic.cast(semantic.and_(semantic.cast(j, core.int64), 1), core.float64))  # even
+    z = semantic.cast(semantic.sub(a, semantic.mul(j, _math.pi / 4)), core.float32)  # |z| <= pi / 4
+    zz = semantic.mul(z, z)
+    p = _horner(zz, [3.33331568548e-1, 1.33387994085e-1, 5.34112807005e-2, 2.44301354525e-2,
+                     3.11992232697e-3, 9.38540185543e-3])  # fmt: skip
+    y = semantic.add(semantic.mul(semantic.mul(p, zz), z), z)
+    odd_quadrant = semantic.compare("ne", semantic.and_(semantic.cast(j, core.int64), 2), 0)
+    y = semantic.where(odd_quadrant, semantic.neg(_div(1.0, y)), y)
+    negative = semantic.compare("lt", semantic.cast(x, core.int32, bitcast=True), 0)  # tan is odd
+    return semantic.cast(semantic.where(negative, semantic.neg(y), y), t)
+
+
+@builtin
+def erfinv(x) -> tensor:
+    """Inverse error function on (-1, 1) (+-inf at +-1, NaN beyond): Giles' single-precision
+    polynomials in w = -log(1 - x^2), taken as -log1p(-x^2) to stay accurate near 0."""
+    x, t = _f32(x, "erfinv")
+    w = semantic.neg(log1p(semantic.neg(semantic.mul(x, x))))
+    central = _horner(
+        semantic.sub(w, 2.5),
+        [1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087, -4.39150654e-06,
+         -3.5233877e-06, 3.43273939e-07, 2.81022636e-08],
+    )  # fmt: skip
+    tail = _horner(
+        semantic.sub(_sqrt(w), 3.0),
+        [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844,
+         0.00134934322, 0.000100950558, -0.000200214257],
+    )  # fmt: skip
+    r = semantic.mul(semantic.where(semantic.compare("lt", w, 5.0), central, tail), x)
+    a = semantic.abs_(x)
+    infinite = semantic.where(semantic.compare("gt", x, 0.0), float("inf"), float("-inf"))
+    r = semantic.where(semantic.compare("eq", a, 1.0), infinite, r)
+    return semantic.cast(semantic.where(semantic.compare("gt", a, 1.0), float("nan"), r), t)
 
 
 @builtin
