@@ -1689,17 +1689,9 @@ def _widen(v: ir.Value, t: ir.Type) -> ir.Value:
 def _map(self: _KernelLowering, op):
     """The body once per register of each thread (in the results' blocked layout), its block
     arguments bound to that register of every argument."""
-    args = [v for v in op.operands]
     results = list(op.results)
     block = op.regions[0].blocks[0]
-    shape = tile.shape_of(results[0].type)
-    if shape:
-        layout = self.layout_for(shape, tile.element_of(results[0].type))
-        arg_regs = [self.regs(a, layout) for a in args]
-        count = len(layout.registers)
-    else:
-        arg_regs = [[self.scalar(a)] for a in args]
-        count = 1
+    layout, arg_regs, count = _per_element(self, list(op.operands), results)
     outs = [[] for _ in results]
     for i in range(count):
         for arg, regs in zip(block.arguments, arg_regs):
@@ -1711,11 +1703,25 @@ def _map(self: _KernelLowering, op):
                     out.append(self.scalar(v))
             else:
                 self.lower_op(inner)
+    _set_per_element(self, results, layout, outs)
+
+
+def _per_element(self: _KernelLowering, args: list, results: list):
+    """For ops computed element by element: (the results' default layout, or None for scalars; each
+    argument's registers in it; how many registers a thread holds)."""
+    shape = tile.shape_of(results[0].type)
+    if not shape:
+        return None, [[self.scalar(a)] for a in args], 1
+    layout = self.layout_for(shape, tile.element_of(results[0].type))
+    return layout, [self.regs(a, layout) for a in args], len(layout.registers)
+
+
+def _set_per_element(self: _KernelLowering, results: list, layout, outs: list) -> None:
     for r, values in zip(results, outs):
-        if shape:
-            self.set_natural(r, layout, values)
-        else:
+        if layout is None:
             self.scalars[r] = values[0]
+        else:
+            self.set_natural(r, layout, values)
 
 
 # -- inline assembly ---------------------------------------------------------------------------
@@ -1732,14 +1738,7 @@ def _inline_asm(self: _KernelLowering, op):
     constraints = ir.StringAttr(op.attributes["constraints"]).value
     if _VENDOR[0] == "nvidia":
         _check_ptx_constraints(op, constraints)
-    shape = tile.shape_of(results[0].type)
-    if shape:
-        layout = self.layout_for(shape, tile.element_of(results[0].type))
-        arg_regs = [self.regs(a, layout) for a in args]
-        count = len(layout.registers)
-    else:
-        arg_regs = [[self.scalar(a)] for a in args]
-        count = 1
+    layout, arg_regs, count = _per_element(self, args, results)
     elems = [_scalar_type(tile.element_of(r.type)) for r in results]
     groups = -(-count // pack)
     outs = [[] for _ in results]
@@ -1771,11 +1770,7 @@ def _inline_asm(self: _KernelLowering, op):
             mine, words = words[:n_words], words[n_words:]
             values = [v for w in mine for v in _asm_unpack(w, elem, per_word)]
             outs[i] += values[: min(pack, count - g * pack)]
-    for r, values in zip(results, outs):
-        if shape:
-            self.set_natural(r, layout, values)
-        else:
-            self.scalars[r] = values[0]
+    _set_per_element(self, results, layout, outs)
 
 
 _PTX_REGISTERS = "hrlfdc"  # NVPTX register classes: 16, 32, 64 bits, f32, f64, 8-bit values in 16
