@@ -124,6 +124,29 @@ def test_kernel_early_return(target):
 
 
 @tilec.jit
+def magnitude_and_sign(v):
+    if v > 0:
+        return v, 1
+    return -v, -1
+
+
+@tilec.jit
+def split_signs(x_ptr, a_ptr, s_ptr):
+    pid = tl.program_id(0)
+    a, s = magnitude_and_sign(tl.load(x_ptr + pid))  # a run-time if returning tuples
+    tl.store(a_ptr + pid, a)
+    tl.store(s_ptr + pid, s)
+
+
+def test_tuples_returned_from_branches(target):
+    x = np.array([-2.0, 3.0, -0.5, 4.0], np.float32)
+    a, s = np.zeros(4, np.float32), np.zeros(4, np.int32)
+    split_signs[(4,)](x, a, s)
+    np.testing.assert_array_equal(a, np.abs(x))
+    np.testing.assert_array_equal(s, np.sign(x).astype(np.int32))
+
+
+@tilec.jit
 def returns_in_loop(v, n):
     for i in range(n):
         if v > i:
