@@ -21,3 +21,24 @@ def target(request, monkeypatch):
         monkeypatch.delenv("TILEC_INTERPRET", raising=False)
         monkeypatch.setenv("TILEC_TARGET", "cpu")
     return request.param
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_kernels(request):
+    """Each @jit function keeps the kernels it compiled in memory (and an interpreter kernel its MLIR
+    context), and pytest keeps every test module alive: over the whole suite that grew past this
+    machine's memory. After a module's tests its kernels (and the shared suite's) are dropped; the
+    disk cache brings back any that a later module needs."""
+    yield
+    if os.environ.get("TILEC_TEST_KEEP_KERNELS"):
+        return
+    import gc
+
+    from tilec.python.jit import JITFunction
+
+    for module in (request.module, sys.modules.get("suite")):
+        for value in list(vars(module).values()) if module is not None else []:
+            if isinstance(value, JITFunction):
+                value.cache.clear()
+                value._launches.clear()
+    gc.collect()

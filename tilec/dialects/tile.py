@@ -11,6 +11,7 @@ print and parse in MLIR's generic form, `"tile.splat"(%x) : (f32) -> tensor<128x
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -974,11 +975,13 @@ def load_into(ctx: ir.Context) -> None:
     with ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(irdl_source(), ctx)
         irdl.load_dialects(module)
-    # The IRDL module must outlive the context's use of its definitions.
+    # The IRDL module must outlive the context's use of its definitions: the contexts of the last
+    # compilations keep theirs. A context is in use only while one kernel compiles (tilec-opt: one
+    # per run), and a global list of every one kept every context alive: ~2 MB per compile for good.
     _KEEP_ALIVE.append(module)
 
 
-_KEEP_ALIVE: list[ir.Module] = []
+_KEEP_ALIVE: collections.deque = collections.deque(maxlen=64)
 
 
 def make_context() -> ir.Context:

@@ -78,9 +78,16 @@ def parse_pipeline(text: str) -> list[Step]:
     return steps
 
 
+_VALIDATION_CONTEXT: list = []  # one plain context, only for parsing pipeline text
+
+
 def _check_upstream(element: str) -> None:
+    # Checking a pipeline element needs the registered passes, not the module's context: a context
+    # made for each element (about 20 per CPU compile) was kept alive, ~50 MB per compile.
+    if not _VALIDATION_CONTEXT:
+        _VALIDATION_CONTEXT.append(ir.Context())
     try:
-        passmanager.PassManager.parse(f"builtin.module({element})", context=tile.make_context())
+        passmanager.PassManager.parse(f"builtin.module({element})", context=_VALIDATION_CONTEXT[0])
     except ValueError as e:
         detail = str(e).strip().splitlines()
         reason = next((line for line in detail if "error" in line.lower()), detail[-1] if detail else "")

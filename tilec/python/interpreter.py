@@ -224,20 +224,21 @@ class Translator:
         if handler is None:
             raise InterpreterError(f"{_where(op)}: the interpreter does not support '{op.name}'")
         step = handler(self, op)
+        # Where the op is, worked out now: the closures outlive the module (it is not kept: one per
+        # compiled kernel would pile up), so a run-time error must not read the op.
+        where, name = _where(op), op.name
 
-        def guarded(env, state, step=step, op=op):
+        def guarded(env, state, step=step):
             try:
                 step(env, state)
             except InterpreterError as e:
                 if getattr(e, "located", False):
                     raise
-                err = InterpreterError(f"{_where(op)}: {e} (program {state.pid})")
+                err = InterpreterError(f"{where}: {e} (program {state.pid})")
                 err.located = True
                 raise err from None
             except (ValueError, TypeError, IndexError, OverflowError) as e:
-                err = InterpreterError(
-                    f"{_where(op)}: interpreter failure in '{op.name}': {e} (program {state.pid})"
-                )
+                err = InterpreterError(f"{where}: interpreter failure in '{name}': {e} (program {state.pid})")
                 err.located = True
                 raise err from None
 
@@ -991,9 +992,6 @@ class Program:
     """A translated kernel: `run(grid, args, arrays)` executes it over the whole grid."""
 
     def __init__(self, module: ir.Module):
-        # The closures keep ops, and an error message reads their locations: the module (and with it
-        # its context) must live as long as the program, or those ops dangle (a crash, not an error).
-        self.module = module
         fn = next(op for op in module.body.operations if op.operation.name == "func.func")
         block = fn.regions[0].blocks[0]
         self.translator = Translator()
