@@ -693,7 +693,7 @@ def _slots(name: str, count: int = MAX_SLOTS, first: str = "single") -> tuple[Op
     return (Operand(f"{name}0", first),) + tuple(Operand(f"{name}{i}", "optional") for i in range(1, count))
 
 
-ASM_ARG_SLOTS = 8  # tile.inline_asm: at most 8 arguments and 4 results
+ELEMENTWISE_ARG_SLOTS = 8  # tile.map and tile.inline_asm: at most 8 arguments (and MAX_SLOTS results)
 
 
 def _ops() -> list[OpSpec]:
@@ -911,7 +911,7 @@ def _ops() -> list[OpSpec]:
             '%y = "tile.map"(%x) ({\n^bb0(%a: f32):\n  %c = arith.mulf %a, %a : f32\n'
             "  gpu.yield %c : f32\n}) {operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>,"
             " resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64xf32>) -> tensor<64xf32>",
-            operands=_slots("arg", ASM_ARG_SLOTS, first="optional"),
+            operands=_slots("arg", ELEMENTWISE_ARG_SLOTS, first="optional"),
             results=_slots("result"),
             regions=("body",),
             pure=False,
@@ -927,7 +927,7 @@ def _ops() -> list[OpSpec]:
             '%y = "tile.inline_asm"(%x) {asm = "shl.b32 $0, $1, 3;", constraints = "=r,r", '
             "pack = 1 : i32, pure, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, "
             "resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128xi32>) -> tensor<128xi32>",
-            operands=_slots("arg", ASM_ARG_SLOTS, first="optional"),
+            operands=_slots("arg", ELEMENTWISE_ARG_SLOTS, first="optional"),
             results=_slots("result"),
             attributes=("asm", "constraints", "pack"),
             optional_attributes=("pure",),
@@ -1194,16 +1194,21 @@ def atomic_cas(ptr, cmp, value, *, sem="acq_rel", scope="gpu", loc=None, ip=None
     return _create("atomic_cas", [value.type], [ptr, cmp, value], attrs, loc=loc, ip=ip).result
 
 
+def _elementwise_slots(args: int, results: int) -> dict:
+    """The segment sizes of an op with ELEMENTWISE_ARG_SLOTS argument and MAX_SLOTS result slots."""
+    return {
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1] * args + [0] * (ELEMENTWISE_ARG_SLOTS - args)),
+        "resultSegmentSizes": ir.DenseI32ArrayAttr.get([1] * results + [0] * (MAX_SLOTS - results)),
+    }
+
+
 def map_(args, result_types, build_body, *, loc=None, ip=None) -> ir.Operation:
     """A tile.map over `args`; `build_body(block_args) -> list[Value]` fills its body (scalars)."""
-    if not 1 <= len(args) <= ASM_ARG_SLOTS or len(result_types) > MAX_SLOTS:
-        raise ValueError(f"tile.map takes 1 to {ASM_ARG_SLOTS} arguments and up to {MAX_SLOTS} results")
-    attrs = {
-        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1] * len(args) + [0] * (ASM_ARG_SLOTS - len(args))),
-        "resultSegmentSizes": ir.DenseI32ArrayAttr.get(
-            [1] * len(result_types) + [0] * (MAX_SLOTS - len(result_types))
-        ),
-    }
+    if not 1 <= len(args) <= ELEMENTWISE_ARG_SLOTS or len(result_types) > MAX_SLOTS:
+        raise ValueError(
+            f"tile.map takes 1 to {ELEMENTWISE_ARG_SLOTS} arguments and up to {MAX_SLOTS} results"
+        )
+    attrs = _elementwise_slots(len(args), len(result_types))
     op = _create("map", list(result_types), list(args), attrs, loc=loc, ip=ip, regions=1)
     elements = [element_of(a.type) for a in args]
     block = op.regions[0].blocks.append(*elements, arg_locs=[loc or ir.Location.current] * len(elements))
@@ -1214,18 +1219,15 @@ def map_(args, result_types, build_body, *, loc=None, ip=None) -> ir.Operation:
 
 
 def inline_asm(asm, constraints, args, result_types, *, pure, pack, loc=None, ip=None) -> list[ir.Value]:
-    if len(args) > ASM_ARG_SLOTS or not 1 <= len(result_types) <= MAX_SLOTS:
+    if len(args) > ELEMENTWISE_ARG_SLOTS or not 1 <= len(result_types) <= MAX_SLOTS:
         raise ValueError(
-            f"tile.inline_asm takes up to {ASM_ARG_SLOTS} arguments and 1 to {MAX_SLOTS} results"
+            f"tile.inline_asm takes up to {ELEMENTWISE_ARG_SLOTS} arguments and 1 to {MAX_SLOTS} results"
         )
     attrs = {
         "asm": ir.StringAttr.get(asm),
         "constraints": ir.StringAttr.get(constraints),
         "pack": _i32(pack),
-        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1] * len(args) + [0] * (ASM_ARG_SLOTS - len(args))),
-        "resultSegmentSizes": ir.DenseI32ArrayAttr.get(
-            [1] * len(result_types) + [0] * (MAX_SLOTS - len(result_types))
-        ),
+        **_elementwise_slots(len(args), len(result_types)),
     }
     if pure:
         attrs["pure"] = ir.UnitAttr.get()

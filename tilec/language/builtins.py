@@ -745,8 +745,10 @@ def map_elementwise(scalar_fn, *args, pack=1):
         raise SemanticError(f"tl.map_elementwise: pack={pack} is not supported by tilec (use pack=1)")
     if not args:
         raise SemanticError("tl.map_elementwise needs at least one argument")
-    if len(args) > tile.ASM_ARG_SLOTS:
-        raise SemanticError(f"tl.map_elementwise takes up to {tile.ASM_ARG_SLOTS} arguments, got {len(args)}")
+    if len(args) > tile.ELEMENTWISE_ARG_SLOTS:
+        raise SemanticError(
+            f"tl.map_elementwise takes up to {tile.ELEMENTWISE_ARG_SLOTS} arguments, got {len(args)}"
+        )
     inputs = [to_tensor(a) for a in args]
     shape = ()
     for x in inputs:
@@ -939,9 +941,9 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
         raise SemanticError(
             f"tl.inline_asm_elementwise: pack must be 1 when every argument is a scalar, got {pack}"
         )
-    if len(args) > tile.ASM_ARG_SLOTS or len(dtypes) > tile.MAX_SLOTS:
+    if len(args) > tile.ELEMENTWISE_ARG_SLOTS or len(dtypes) > tile.MAX_SLOTS:
         raise SemanticError(
-            f"tl.inline_asm_elementwise takes up to {tile.ASM_ARG_SLOTS} arguments and "
+            f"tl.inline_asm_elementwise takes up to {tile.ELEMENTWISE_ARG_SLOTS} arguments and "
             f"{tile.MAX_SLOTS} results, got {len(args)} and {len(dtypes)}"
         )
     if pack < 1 or pack & (pack - 1):

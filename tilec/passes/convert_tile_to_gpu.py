@@ -1730,8 +1730,7 @@ def _set_per_element(self: _KernelLowering, results: list, layout, outs: list) -
 def _inline_asm(self: _KernelLowering, op):
     """One asm statement per `pack` registers of each thread (in the results' blocked layout); values
     narrower than 32 bits are packed k to a register (an integer of k x their width)."""
-    seg = segments(op)
-    args = [v for i in range(tile.ASM_ARG_SLOTS) for v in seg[f"arg{i}"]]
+    args = list(op.operands)  # every argument slot holds one value or none
     results = list(op.results)
     pack = ir.IntegerAttr(op.attributes["pack"]).value
     text = ir.StringAttr(op.attributes["asm"]).value
