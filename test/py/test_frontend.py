@@ -91,6 +91,30 @@ def test_kernels_are_cached_per_specialization(monkeypatch):
     np.testing.assert_array_equal(y, x)
 
 
+@tilec.jit
+def masked_scale(x, offs: tl.constexpr, limit: tl.constexpr, SCALE: tl.constexpr):
+    return tl.where(offs < limit, x * SCALE, x)
+
+
+@tilec.jit
+def passes_tensor_as_constexpr(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(src + offs, mask=offs < n)
+    tl.store(dst + offs, masked_scale(x, offs, n // 2, 3.0), mask=offs < n)
+
+
+@pytest.mark.parametrize("target", ["interpreter", "cpu"])
+def test_helper_constexpr_annotation_takes_tensors(monkeypatch, target):
+    """A @jit helper's tl.constexpr annotations are not enforced, as in Triton: its attention
+    tutorial passes `offs_m` (a tensor) to a parameter annotated tl.constexpr, and scalars from the
+    kernel's arguments (`n // 2` here) arrive the same way."""
+    if target == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")  # else NumPy arrays run on the CPU target
+    x, y = np.arange(20, dtype=np.float32), np.zeros(20, np.float32)
+    passes_tensor_as_constexpr[(1,)](x, y, 20, BLOCK=32)
+    np.testing.assert_array_equal(y, np.where(np.arange(20) < 10, x * 3, x))
+
+
 def test_grid_callable(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     x, y = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)

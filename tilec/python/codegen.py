@@ -837,10 +837,10 @@ class CodeGenerator(ast.NodeVisitor):
             raise _Unsupported(f"bad call of {fn.__name__}: {e}") from None
         bound.apply_defaults()
         scope = {}
-        for name, value in bound.arguments.items():
-            if name in fn.constexpr_names and _is_tensor(value):
-                raise _Unsupported(f"argument '{name}' of {fn.__name__} is a tl.constexpr but got a tensor")
-            scope[name] = value
+        # A helper's tl.constexpr annotations are not enforced (as in Triton): what is constant is
+        # decided by the values passed, so a tensor may arrive under one (Triton's attention tutorial
+        # passes offs_m that way).
+        scope.update(bound.arguments)
         callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1)
         callee.visit_statements(_tail_returns(callee.src.fndef.body))
         return callee.return_value
