@@ -32,10 +32,13 @@ BUFFERIZE = (
     "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers"
 )
 # convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
-# stack buffer allocated inside the loops, which grows the stack every iteration.
+# stack buffer allocated inside the loops, which grows the stack every iteration. arith-expand with
+# include-bf16 rounds float32 to bf16 with integer ops: LLVM emits a call of __truncsfbf2 where the
+# CPU has no bf16 conversion instruction (AMD EPYC without AVX512-BF16), and the shared object then
+# failed to load (undefined symbol).
 TO_LLVM = (
     "tile-cpu-atomics,convert-linalg-to-loops,convert-vector-to-scf{full-unroll=1},expand-strided-metadata,"
-    "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,"
+    "lower-affine,arith-expand{include-bf16=true},convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
 )
