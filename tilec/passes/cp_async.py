@@ -100,7 +100,7 @@ class Ring:
     # The rings of the loop's later dots whose waits, barrier and copies this one does (merge_waits);
     # `leader` is set on those rings.
     followers: list = field(default_factory=list)
-    leader: "Ring | None" = None
+    leader: Ring | None = None
 
     @property
     def stages(self) -> int:

@@ -32,13 +32,10 @@ BUFFERIZE = (
     "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers"
 )
 # convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
-# stack buffer allocated inside the loops, which grows the stack every iteration. arith-expand with
-# include-bf16 rounds float32 to bf16 with integer ops: LLVM emits a call of __truncsfbf2 where the
-# CPU has no bf16 conversion instruction (AMD EPYC without AVX512-BF16), and the shared object then
-# failed to load (undefined symbol).
+# stack buffer allocated inside the loops, which grows the stack every iteration.
 TO_LLVM = (
     "tile-cpu-atomics,convert-linalg-to-loops,convert-vector-to-scf{full-unroll=1},expand-strided-metadata,"
-    "lower-affine,arith-expand{include-bf16=true},convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,"
+    "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
 )
@@ -123,7 +120,34 @@ def llvm_ir(module: ir.Module) -> str:
             f"  %f = load ptr, ptr {hook}\n  call void %f({args})\n  ret void\n}}"
         )
 
-    return declaration.sub(trampoline, text)
+    text = declaration.sub(trampoline, text)
+    if "bfloat" in text and "@__truncsfbf2" not in text:
+        text += TRUNCSFBF2
+    return text
+
+
+# float -> bf16, round to nearest even (NaN kept, made quiet). Where the CPU has no bf16 conversion
+# instruction (an AMD EPYC without AVX512-BF16, say), LLVM lowers every rounding to bf16, and bf16
+# arithmetic (done in float, then rounded), to a call of this compiler-rt/libgcc routine, which the
+# kernel's shared object cannot find at load time ("undefined symbol: __truncsfbf2"). Each module
+# with bf16 brings its own, weak and hidden: CPUs that have the instruction never call it.
+TRUNCSFBF2 = """
+define weak hidden bfloat @__truncsfbf2(float %x) {
+  %bits = bitcast float %x to i32
+  %magnitude = and i32 %bits, 2147483647
+  %nan = icmp ugt i32 %magnitude, 2139095040
+  %odd = lshr i32 %bits, 16
+  %lsb = and i32 %odd, 1
+  %bias = add i32 %lsb, 32767
+  %rounded = add i32 %bits, %bias
+  %quiet = or i32 %bits, 4194304
+  %chosen = select i1 %nan, i32 %quiet, i32 %rounded
+  %high = lshr i32 %chosen, 16
+  %half = trunc i32 %high to i16
+  %result = bitcast i16 %half to bfloat
+  ret bfloat %result
+}
+"""
 
 
 def codegen(llir: str) -> bytes:
