@@ -808,7 +808,8 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 def dot(
     input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
 ):
-    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given.
+    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given
+    (3-D blocks [B, M, K] and [B, K, N]: B products, as in Triton).
     fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32, int8 in int32.
     For fp32 inputs `input_precision` is "tf32" (the default, as in Triton: tf32 tensor cores on
     NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32) or "ieee" (exact fp32);
@@ -817,8 +818,13 @@ def dot(
     summed that way before the partial sum is added in fp32 (0 or 32: after every instruction).
     """
     a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) == 3 and len(b.shape) == 3:
+        options = dict(input_precision=input_precision, allow_tf32=allow_tf32, out_dtype=out_dtype)
+        return _batched_dot(a, b, acc, max_num_imprecise_acc=max_num_imprecise_acc, **options)
     if len(a.shape) != 2 or len(b.shape) != 2:
-        raise SemanticError(f"tl.dot needs 2-D tensors, got shapes {list(a.shape)} and {list(b.shape)}")
+        raise SemanticError(
+            f"tl.dot needs 2-D (or 3-D, batched) tensors, got shapes {list(a.shape)} and {list(b.shape)}"
+        )
     if a.shape[1] != b.shape[0]:
         raise SemanticError(f"tl.dot inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if _py.min(a.shape + b.shape) < 16:
@@ -858,6 +864,38 @@ def dot(
         max_num_imprecise_acc=max_num_imprecise_acc,
     )
     return tensor(h, out_t, shape)
+
+
+def _batched_dot(a: tensor, b: tensor, acc, **options) -> tensor:
+    """tl.dot of [B, M, K] and [B, K, N] (plus acc [B, M, N]): B 2-D products, each batch's operands
+    taken out exactly (reorder._take) and the results stacked by selects, so every target runs it
+    with its 2-D dot lowering (tensor cores included); the cost of the taking and stacking grows with
+    B, which Triton's block-level batched dots keep small."""
+    from . import reorder
+
+    if a.shape[0] != b.shape[0]:
+        raise SemanticError(f"tl.dot batch dimensions differ: {list(a.shape)} x {list(b.shape)}")
+    batch = a.shape[0]
+
+    def take(x: tensor, i: int) -> tensor:
+        return reshape(reorder._take(x, 0, i), x.shape[1:]) if batch > 1 else reshape(x, x.shape[1:])
+
+    accs = None
+    if acc is not None:
+        acc = to_tensor(acc)
+        if len(acc.shape) != 3:
+            raise SemanticError(f"tl.dot accumulator must be 3-D for 3-D operands, got {list(acc.shape)}")
+        accs = [take(acc, i) for i in _py.range(batch)]
+    products = [
+        dot(take(a, i), take(b, i), None if accs is None else accs[i], **options) for i in _py.range(batch)
+    ]
+    shape = (batch, *products[0].shape)
+    out = semantic.broadcast_to(expand_dims(products[0], 0), shape)
+    index = reorder._index_along(shape, 0)
+    for i in _py.range(1, batch):
+        chosen = semantic.compare("eq", index, i)
+        out = semantic.where(chosen, semantic.broadcast_to(expand_dims(products[i], 0), shape), out)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
