@@ -104,6 +104,7 @@ def test_missing_function_is_named():
         ("functions", "*fp32,*fp32"),
         ("powers", "*fp32,*fp32,*fp32,*i32,*fp32"),
         ("more_functions", "*fp32,*fp32,*fp32"),
+        ("special_functions", "*fp32,*fp32"),
     ],
 )
 def test_gpu_code_calls_no_vendor_library(kernel, signature):
@@ -294,3 +295,109 @@ def test_inverse_and_hyperbolic_functions_on_gpu():
     out = torch.zeros((14, len(x)), device="cuda")
     more_functions[(1,)](torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), out, N=len(x))
     _check_more(x, y, out.cpu().numpy(), 4e-6)
+
+
+# -- erfc, erfcx, normcdf, lgamma, tgamma --------------------------------------------------------
+
+
+@tilec.jit
+def special_functions(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + 0 * N + i, libdevice.erfc(x))
+    tl.store(out_ptr + 1 * N + i, libdevice.erfcx(x))
+    tl.store(out_ptr + 2 * N + i, libdevice.normcdf(x))
+    tl.store(out_ptr + 3 * N + i, libdevice.lgamma(x))
+    tl.store(out_ptr + 4 * N + i, libdevice.tgamma(x))
+
+
+def _c_gamma(x):
+    """C's tgamma on float64: poles and overflow as the C library gives them (math.gamma raises)."""
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == 0:
+        return math.copysign(math.inf, x)
+    if x < 0 and x == math.floor(x):
+        return math.nan
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.inf
+
+
+def _c_lgamma(x):
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x) or (x <= 0 and x == math.floor(x)):
+        return math.inf
+    return math.lgamma(x)
+
+
+def _erfcx(x):
+    """float64 e^(x^2) erfc(x) (math.erfc underflows past x ~ 26: the asymptotic series there)."""
+    if math.isnan(x):
+        return math.nan
+    if x > 25:
+        return (1 - 1 / (2 * x * x) + 3 / (4 * x**4)) / (x * math.sqrt(math.pi))
+    try:
+        return math.exp(x * x) * math.erfc(x)
+    except OverflowError:
+        return math.inf
+
+
+def _special_inputs(n=1024):
+    rng = np.random.default_rng(17)
+    special = [0.0, -0.0, 1.0, 2.0, 3.0, -1.0, -2.0, 0.5, -0.5, -1.5, 1e-6, -1e-6, 1e-30, 2.5, 10.0, 26.0, 30.0,
+               35.0, 36.0, -3.75, -40.5, 171.5, 1e4, 1e30, -1e30, np.inf, -np.inf, np.nan, 9.0, -9.0, 0.9999999,
+               1.0000001, 2.0000002, 1.9999999]  # fmt: skip
+    x = np.concatenate(
+        [special, rng.uniform(-10, 10, n), rng.standard_normal(n) * 3, np.exp(rng.uniform(-20, 4, n))]
+    )
+    size = 1 << int(np.ceil(np.log2(len(x))))
+    return np.resize(x, size).astype(np.float32)
+
+
+def _special_references(x64):
+    return {
+        "erfc": np.vectorize(math.erfc)(np.nan_to_num(x64, nan=0.0)),
+        "erfcx": np.vectorize(_erfcx)(x64),
+        "normcdf": np.vectorize(lambda v: 0.5 * math.erfc(-v / math.sqrt(2)))(np.nan_to_num(x64, nan=0.0)),
+        "lgamma": np.vectorize(_c_lgamma)(x64),
+        "tgamma": np.vectorize(_c_gamma)(x64),
+    }
+
+
+def _check_special(x, out):
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        wants = _special_references(x64)
+    wants["erfc"][np.isnan(x64)] = np.nan
+    wants["normcdf"][np.isnan(x64)] = np.nan
+    # Numerical Recipes' erfc fit: 1.2e-7 relative; lgamma near its zeros at 1 and 2 compares absolutely
+    tolerances = {"erfc": (3e-7, 1e-37), "erfcx": (3e-7, 0), "normcdf": (3e-7, 1e-37), "lgamma": (1e-6, 1e-7),
+                  "tgamma": (1e-6, 1e-37)}  # fmt: skip
+    for (name, want), got in zip(wants.items(), out):
+        with np.errstate(over="ignore"):
+            want = want.astype(np.float32)
+        rtol, atol = tolerances[name]
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=name)
+        assert np.array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0])), name
+        assert np.array_equal(np.signbit(got[np.isinf(want)]), np.signbit(want[np.isinf(want)])), name
+
+
+def test_erfc_and_gamma_functions(target):
+    x = _special_inputs()
+    out = np.zeros((5, len(x)), np.float32)
+    special_functions[(1,)](x, out, N=len(x))
+    _check_special(x, out)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_erfc_and_gamma_functions_on_gpu():
+    import torch
+
+    x = _special_inputs()
+    out = torch.zeros((5, len(x)), device="cuda")
+    special_functions[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
+    _check_special(x, out.cpu().numpy())

@@ -9,9 +9,10 @@ log1p and expm1 stay accurate near zero (series there, computed with plain arith
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
 int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
 within an ulp); asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are
-float32 algorithms (a few ulp; float64 refused), as are tan and erfinv. Functions not listed here
-(erfc, gamma functions, Bessel functions, ...) are not available: using one is a compile error that
-names it.
+float32 algorithms (a few ulp; float64 refused), as are tan and erfinv; erfc, erfcx and normcdf
+(Numerical Recipes' erfc fit, relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the
+reflection formula below 1/2) compute in float64 with tilec's own log2 and exp2. Functions not listed
+here (Bessel functions, ...) are not available: using one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -526,6 +527,148 @@ def exp10(x) -> tensor:
     r = _exp2_f64(semantic.where(semantic.compare("ne", w, w), 0.0, clamped))
     r = semantic.where(semantic.compare("ne", w, w), float("nan"), r)
     return semantic.cast(semantic.cast(r, core.float32), t)
+
+
+# -- erfc, lgamma, tgamma: float64 arithmetic with tilec's own log2 / exp2, rounded to float32 ---------
+
+
+def _exp_f64(u: tensor) -> tensor:
+    """e^u in float64 (u clamped so that the result over- or underflows to inf or 0)."""
+    w = semantic.mul(u, 1.0 / _math.log(2.0))
+    return _exp2_f64(semantic.minimum(semantic.maximum(w, -2000.0), 2000.0))
+
+
+def _log_f64(ax: tensor) -> tensor:
+    return semantic.mul(_log2_f64(ax), _math.log(2.0))
+
+
+def _erfc_f64(v: tensor) -> tensor:
+    """erfc of float64 v: t e^(P(t) - v^2) for v >= 0 with t = 1 / (1 + |v| / 2), the Chebyshev fit of
+    Numerical Recipes' erfcc (relative error below 1.2e-7 for every v), and 2 - erfc(-v) below 0."""
+    z = semantic.abs_(v)
+    t = _div(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
+    poly = _horner(t, _ERFCC)
+    tail = semantic.mul(t, _exp_f64(semantic.sub(poly, semantic.mul(z, z))))
+    r = semantic.where(semantic.compare("lt", v, 0.0), semantic.sub(2.0, tail), tail)
+    return semantic.where(semantic.compare("ne", v, v), float("nan"), r)
+
+
+_ERFCC = [-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398,
+          1.48851587, -0.82215223, 0.17087277]  # fmt: skip
+
+
+@builtin
+def erfc(x) -> tensor:
+    """1 - erf(x) without the cancellation for large x (relative error below 1.2e-7, down to
+    float32's subnormals); 2 at -inf, 0 at +inf."""
+    x, t_out = _f32(x, "erfc")
+    r = _erfc_f64(semantic.cast(x, core.float64))
+    return semantic.cast(semantic.cast(r, core.float32), t_out)
+
+
+@builtin
+def erfcx(x) -> tensor:
+    """Scaled complementary error function e^(x^2) erfc(x): no underflow for large x (~1 / (x
+    sqrt(pi))); overflows to inf for large negative x."""
+    x, t_out = _f32(x, "erfcx")
+    v = semantic.cast(x, core.float64)
+    z = semantic.abs_(v)
+    t = _div(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
+    scaled = semantic.mul(t, _exp_f64(_horner(t, _ERFCC)))  # e^(x^2) erfc(|x|)
+    negative = semantic.sub(semantic.mul(_exp_f64(semantic.mul(z, z)), 2.0), scaled)
+    below = semantic.compare("lt", v, 0.0)
+    r = semantic.where(below, negative, scaled)
+    r = semantic.where(semantic.compare("eq", z, float("inf")), semantic.where(below, float("inf"), 0.0), r)
+    r = semantic.where(semantic.compare("ne", v, v), float("nan"), r)
+    return semantic.cast(semantic.cast(r, core.float32), t_out)
+
+
+@builtin
+def normcdf(x) -> tensor:
+    """The standard normal distribution function, erfc(-x / sqrt(2)) / 2 (in float64)."""
+    x, t_out = _f32(x, "normcdf")
+    r = semantic.mul(_erfc_f64(semantic.mul(semantic.cast(x, core.float64), -1.0 / _math.sqrt(2.0))), 0.5)
+    return semantic.cast(semantic.cast(r, core.float32), t_out)
+
+
+_LANCZOS_G = 7.0
+_LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+            1.5056327351493116e-7]  # fmt: skip
+
+
+def _lgamma_positive(x: tensor) -> tensor:
+    """log Gamma(x) for float64 x >= 0.5 (Lanczos, g = 7, 9 terms: ~1e-15 relative in Gamma)."""
+    y = semantic.sub(x, 1.0)
+    series = semantic.add(semantic.mul(y, 0.0), _LANCZOS[0])
+    for i, c in enumerate(_LANCZOS[1:], start=1):
+        series = semantic.add(series, _div(c, semantic.add(y, float(i))))
+    t = semantic.add(y, _LANCZOS_G + 0.5)
+    r = semantic.sub(semantic.mul(semantic.add(y, 0.5), _log_f64(t)), t)
+    return semantic.add(semantic.add(r, 0.5 * _math.log(2 * _math.pi)), _log_f64(series))
+
+
+def _sin_pi(x: tensor) -> tensor:
+    """sin(pi x) in float64 for finite x: x - round(x) is exact, then a Taylor series on
+    [-pi/2, pi/2] (degree 23: below 1e-16) and the sign of round(x)'s parity."""
+    n = builtins.floor(semantic.add(x, 0.5))
+    r = semantic.mul(semantic.sub(x, n), _math.pi)
+    r2 = semantic.mul(r, r)
+    series = _horner(r2, [(-1.0) ** k / _math.factorial(2 * k + 1) for k in range(12)])
+    s = semantic.mul(r, series)
+    odd = semantic.compare(
+        "ne", semantic.sub(n, semantic.mul(builtins.floor(semantic.mul(n, 0.5)), 2.0)), 0.0
+    )
+    return semantic.where(odd, semantic.neg(s), s)
+
+
+def _lgamma_and_sign(x32: tensor) -> tuple[tensor, tensor, tensor]:
+    """(log|Gamma(x)|, sin(pi x) for the sign of negative x, pole) in float64 for float32 x."""
+    x = semantic.cast(x32, core.float64)
+    small = semantic.compare("lt", x, 0.5)
+    finite = semantic.compare("lt", semantic.abs_(x), float("inf"))
+    safe = semantic.where(finite, x, 1.0)
+    # reflection for x < 0.5: log|Gamma(x)| = log(pi / |sin(pi x)|) - log Gamma(1 - x)
+    sin_pi = _sin_pi(safe)
+    mirrored = _lgamma_positive(semantic.where(small, semantic.sub(1.0, safe), safe))
+    pole = semantic.logical_and(small, semantic.compare("eq", sin_pi, 0.0))
+    sin_abs = semantic.where(pole, 1.0, semantic.abs_(sin_pi))
+    reflected = semantic.sub(_log_f64(_div(_math.pi, sin_abs)), mirrored)
+    r = semantic.where(small, reflected, mirrored)
+    exact_zero = semantic.logical_or(semantic.compare("eq", x, 1.0), semantic.compare("eq", x, 2.0))
+    return semantic.where(exact_zero, 0.0, r), sin_pi, pole
+
+
+@builtin
+def lgamma(x) -> tensor:
+    """log |Gamma(x)|: +inf at 0, at the negative integers and at +-inf, 0 at 1 and 2."""
+    x, t_out = _f32(x, "lgamma")
+    r, _, pole = _lgamma_and_sign(x)
+    infinite = semantic.logical_or(pole, semantic.compare("eq", semantic.abs_(x), float("inf")))
+    r = semantic.where(infinite, float("inf"), r)
+    r = semantic.where(semantic.compare("ne", x, x), float("nan"), r)
+    return semantic.cast(semantic.cast(r, core.float32), t_out)
+
+
+@builtin
+def tgamma(x) -> tensor:
+    """Gamma(x): +-inf at +-0 (C's tgamma), NaN at the negative integers and -inf, +inf at +inf;
+    e^(log|Gamma|) in float64 with the sign of sin(pi x) for negative x."""
+    x, t_out = _f32(x, "tgamma")
+    log_abs, sin_pi, pole = _lgamma_and_sign(x)
+    magnitude = _exp_f64(semantic.where(pole, 0.0, log_abs))
+    negative = semantic.logical_and(semantic.compare("lt", x, 0.0), semantic.compare("lt", sin_pi, 0.0))
+    r = semantic.cast(semantic.where(negative, semantic.neg(magnitude), magnitude), core.float32)
+    infinite = semantic.compare("eq", semantic.abs_(x), float("inf"))
+    zero = semantic.compare("eq", x, 0.0)
+    undefined = semantic.logical_or(
+        semantic.logical_and(pole, semantic.logical_not(zero)),
+        semantic.logical_and(infinite, semantic.compare("lt", x, 0.0)),
+    )
+    r = semantic.where(infinite, float("inf"), r)
+    r = semantic.where(zero, _with_sign_of(semantic.add(semantic.mul(x, 0.0), float("inf")), x), r)
+    r = semantic.where(semantic.logical_or(undefined, semantic.compare("ne", x, x)), float("nan"), r)
+    return semantic.cast(r, t_out)
 
 
 def __getattr__(name):
