@@ -89,11 +89,11 @@ def test_functions(target):
 
 @tilec.jit
 def unknown_function(x_ptr, N: tl.constexpr):
-    libdevice.j0(tl.load(x_ptr + tl.arange(0, N)))
+    libdevice.jn(2, tl.load(x_ptr + tl.arange(0, N)))
 
 
 def test_missing_function_is_named():
-    with pytest.raises(tilec.CompilationError, match=r"libdevice.j0 is not available in tilec") as info:
+    with pytest.raises(tilec.CompilationError, match=r"libdevice.jn is not available in tilec") as info:
         unknown_function[(1,)](np.zeros(8, np.float32), N=8)
     assert "test_libdevice.py" in str(info.value)
 
@@ -105,6 +105,7 @@ def test_missing_function_is_named():
         ("powers", "*fp32,*fp32,*fp32,*i32,*fp32"),
         ("more_functions", "*fp32,*fp32,*fp32"),
         ("special_functions", "*fp32,*fp32"),
+        ("bessel_functions", "*fp32,*fp32"),
     ],
 )
 def test_gpu_code_calls_no_vendor_library(kernel, signature):
@@ -401,3 +402,153 @@ def test_erfc_and_gamma_functions_on_gpu():
     out = torch.zeros((5, len(x)), device="cuda")
     special_functions[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
     _check_special(x, out.cpu().numpy())
+
+
+# -- Bessel functions ------------------------------------------------------------------------------
+
+BESSEL = ["j0", "j1", "y0", "y1", "cyl_bessel_i0", "cyl_bessel_i1"]
+
+
+@tilec.jit
+def bessel_functions(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + 0 * N + i, libdevice.j0(x))
+    tl.store(out_ptr + 1 * N + i, libdevice.j1(x))
+    tl.store(out_ptr + 2 * N + i, libdevice.y0(x))
+    tl.store(out_ptr + 3 * N + i, libdevice.y1(x))
+    tl.store(out_ptr + 4 * N + i, libdevice.cyl_bessel_i0(x))
+    tl.store(out_ptr + 5 * N + i, libdevice.cyl_bessel_i1(x))
+
+
+def _periodic_mean(f, points=1024):
+    """The mean over one period of a smooth periodic function: the trapezoid rule, exact to float64
+    rounding for these integrands (their error falls exponentially with the number of points)."""
+    theta = (np.arange(points) + 0.5) * 2 * np.pi / points
+    return np.mean(f(theta[None, :]), axis=1)
+
+
+def _hankel(order, x, terms=12):
+    """(P, Q) of the large-argument expansion of J and Y (Abramowitz & Stegun 9.2.5-9.2.10), x >= 12."""
+    mu = 4.0 * order * order
+    p, q, a = np.zeros_like(x), np.zeros_like(x), np.ones_like(x)
+    for k in range(2 * terms):
+        if k:
+            a = a * (mu - (2 * k - 1) ** 2) / (k * 8.0 * x)
+        if k % 2 == 0:
+            p += (-1) ** (k // 2) * a
+        else:
+            q += (-1) ** (k // 2) * a
+    return p, q
+
+
+def _bessel_y_reference(order, x):
+    """float64 Y0 / Y1 for x > 0: the power series (with harmonic numbers) below 12, the Hankel
+    expansion above."""
+    euler = 0.5772156649015329
+    out = np.empty_like(x)
+    small = x < 12
+    xs, xl = x[small], x[~small]
+    j = _periodic_mean(lambda t: np.cos(order * t - xs[:, None] * np.sin(t)))
+    h, harmonic, total = xs / 2, 0.0, np.zeros_like(xs)
+    for k in range(0, 90):
+        if order == 0:
+            if k:
+                harmonic += 1.0 / k
+                total += (-1) ** (k + 1) * harmonic * h ** (2 * k) / math.factorial(k) ** 2
+        else:
+            nxt = harmonic + 1.0 / (k + 1)
+            total += (
+                (-1) ** k * (harmonic + nxt) * h ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1))
+            )
+            harmonic = nxt
+    if order == 0:
+        out[small] = 2 / np.pi * ((np.log(h) + euler) * j + total)
+    else:
+        out[small] = 2 / np.pi * (np.log(h) + euler) * j - 2 / (np.pi * xs) - total / np.pi
+    p, q = _hankel(order, xl)
+    chi = xl - (order / 2 + 0.25) * np.pi
+    out[~small] = np.sqrt(2 / (np.pi * xl)) * (p * np.sin(chi) + q * np.cos(chi))
+    return out
+
+
+def _bessel_references(x64):
+    finite = np.nan_to_num(x64, nan=0.0, posinf=0.0, neginf=0.0)
+    wants = {
+        "j0": _periodic_mean(lambda t: np.cos(finite[:, None] * np.sin(t))),
+        "j1": _periodic_mean(lambda t: np.cos(t - finite[:, None] * np.sin(t))),
+    }
+    big = np.abs(finite) >= 60  # the trapezoid rule needs more points there: the expansion instead
+    for order, name in ((0, "j0"), (1, "j1")):
+        p, q = _hankel(order, np.abs(finite[big]))
+        chi = np.abs(finite[big]) - (order / 2 + 0.25) * np.pi
+        value = np.sqrt(2 / (np.pi * np.abs(finite[big]))) * (p * np.cos(chi) - q * np.sin(chi))
+        wants[name][big] = value * (np.sign(finite[big]) if order else 1)
+    positive = np.where(finite > 0, finite, 1.0)
+    for order, name in ((0, "y0"), (1, "y1")):
+        y = _bessel_y_reference(order, positive)
+        y[x64 == 0] = -np.inf
+        y[x64 < 0] = np.nan
+        wants[name] = y
+    # I: e^|x| times the mean of e^(|x| (cos t - 1)) (no overflow inside; float32 overflows past ~92)
+    moderate = np.clip(np.abs(finite), 0, 600)
+    peak = np.exp(moderate)
+    wants["cyl_bessel_i0"] = peak * _periodic_mean(lambda t: np.exp(moderate[:, None] * (np.cos(t) - 1)))
+    wants["cyl_bessel_i1"] = (
+        np.sign(finite)
+        * peak
+        * _periodic_mean(lambda t: np.exp(moderate[:, None] * (np.cos(t) - 1)) * np.cos(t))
+    )
+    for name in BESSEL:
+        wants[name][np.isnan(x64)] = np.nan
+    for name in ("j0", "j1", "y0", "y1"):
+        wants[name][np.isinf(x64) & (x64 > 0)] = 0.0
+    wants["j0"][np.isinf(x64)] = 0.0
+    wants["j1"][np.isinf(x64)] = 0.0
+    wants["y0"][x64 == -np.inf] = np.nan
+    wants["y1"][x64 == -np.inf] = np.nan
+    wants["cyl_bessel_i0"][np.abs(finite) > 600] = np.inf
+    wants["cyl_bessel_i1"][np.abs(finite) > 600] = np.inf * np.sign(finite[np.abs(finite) > 600])
+    wants["cyl_bessel_i0"][np.isinf(x64)] = np.inf
+    wants["cyl_bessel_i1"][np.isinf(x64)] = np.sign(x64[np.isinf(x64)]) * np.inf
+    return wants
+
+
+def _bessel_inputs(n=1024):
+    rng = np.random.default_rng(23)
+    special = [0.0, -0.0, 1.0, -1.0, 1e-6, -1e-6, 2.4048255, 3.8317060, 7.99, 8.0, 8.01, 3.75, -3.75, 12.0, 60.0,
+               100.0, -100.0, 1234.5, 1e4, -1e4, np.inf, -np.inf, np.nan, 88.0, 90.0, -90.0]  # fmt: skip
+    x = np.concatenate(
+        [special, rng.uniform(-30, 30, n), np.exp(rng.uniform(-10, 6, n)) * rng.choice([-1, 1], n)]
+    )
+    size = 1 << int(np.ceil(np.log2(len(x))))
+    return np.resize(x, size).astype(np.float32)
+
+
+def _check_bessel(x, out):
+    wants = _bessel_references(x.astype(np.float64))
+    for name, got in zip(BESSEL, out):
+        want = wants[name]
+        with np.errstate(over="ignore"):
+            want32 = want.astype(np.float32)
+        # J and Y to ~1e-8 absolute (their fits), I to 2e-7 relative; plus float32's rounding
+        atol = 0 if name.startswith("cyl") else 5e-8
+        np.testing.assert_allclose(got, want32, rtol=4e-7, atol=atol, equal_nan=True, err_msg=name)
+
+
+def test_bessel_functions(target):
+    x = _bessel_inputs()
+    out = np.zeros((6, len(x)), np.float32)
+    bessel_functions[(1,)](x, out, N=len(x))
+    _check_bessel(x, out)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_bessel_functions_on_gpu():
+    import torch
+
+    x = _bessel_inputs()
+    out = torch.zeros((6, len(x)), device="cuda")
+    bessel_functions[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
+    _check_bessel(x, out.cpu().numpy())
