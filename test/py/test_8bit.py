@@ -1,4 +1,5 @@
-"""8-bit inputs. fp8 (tl.float8e4nv = OCP e4m3fn, tl.float8e5 = OCP e5m2): conversions bit-exact
+"""8-bit inputs. fp8 (tl.float8e4nv = OCP e4m3fn, tl.float8e5 = OCP e5m2, tl.float8e4b8 and
+tl.float8e5b16 = AMD's e4m3fnuz and e5m2fnuz): conversions bit-exact
 against ml_dtypes (round to nearest even, saturating like NVIDIA's cvt.rn.satfinite) on the
 interpreter and the CPU target, arithmetic in fp32, tl.dot on fp8 everywhere (sm_90a warpgroup MMA on
 fp8, fp16 tensor cores elsewhere). int8 tl.dot with an int32 accumulator (sm_90a warpgroup MMA,
@@ -17,7 +18,12 @@ from gpu_launch import needs_gpu
 import tilec
 import tilec.language as tl
 
-FORMATS = {"fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2}
+FORMATS = {
+    "fp8e4nv": ml_dtypes.float8_e4m3fn,
+    "fp8e5": ml_dtypes.float8_e5m2,
+    "fp8e4b8": ml_dtypes.float8_e4m3fnuz,
+    "fp8e5b16": ml_dtypes.float8_e5m2fnuz,
+}
 TARGETS = ["interpreter", "cpu"]
 
 
@@ -111,9 +117,10 @@ def fp8_arithmetic(x_ptr, y_ptr, s_ptr, q_ptr, c_ptr, i_ptr, n, BLOCK: tl.conste
     tl.store(i_ptr + offs, x.to(tl.int32), mask=m)
 
 
+@pytest.mark.parametrize("fmt", ["fp8e4nv", "fp8e4b8", "fp8e5b16"])
 @pytest.mark.parametrize("target", TARGETS)
-def test_fp8_arithmetic_computes_in_fp32(target, monkeypatch):
-    fp8 = ml_dtypes.float8_e4m3fn
+def test_fp8_arithmetic_computes_in_fp32(fmt, target, monkeypatch):
+    fp8 = FORMATS[fmt]
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(500) * 20).astype(fp8)
     y = (rng.standard_normal(500) * 20).astype(fp8)
@@ -190,7 +197,9 @@ def _matmul_inputs(fa, fb, M, N, K, layout, seed=0):
 
 
 @pytest.mark.parametrize("layout", B_LAYOUTS)
-@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
+@pytest.mark.parametrize(
+    "formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv"), ("fp8e4b8", "fp8e4b8"), ("fp8e5b16", "fp8e4b8")]
+)
 @pytest.mark.parametrize("target", TARGETS)
 def test_fp8_dot(formats, layout, target, monkeypatch):
     M, N, K = 70, 50, 100  # ragged tiles and a K tail
@@ -256,6 +265,18 @@ def test_fp8_dot_elsewhere_reads_fp16():
     ):
         ptx = _ptx(arch, ("fp8e4nv", "fp8e4nv"), config=config)
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx, arch
+
+
+def test_fnuz_fp8_dot_reads_fp16():
+    """AMD's FNUZ formats have no fp8 tensor-core instruction on NVIDIA: fp16 warpgroup MMA on sm_90a;
+    on gfx942 the fp16 MFMA."""
+    ptx = _ptx("sm_90a", ("fp8e4b8", "fp8e5b16"))
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx and ".e4m3" not in ptx
+    pytest.importorskip("llvmlite")
+    from tilec.targets.tools import find_lld
+
+    if find_lld() is not None:
+        assert "v_mfma_f32_16x16x16" in _compile("gfx942", ("fp8e4b8", "fp8e4b8")).asm["amdgcn"]
 
 
 def test_amd_fp8_dot_uses_fp16_mfma():

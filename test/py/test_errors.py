@@ -159,17 +159,17 @@ def test_fp8_atomics_are_rejected_on_every_target(monkeypatch):
 
 
 @tilec.jit
-def uses_fnuz_fp8(x_ptr):
-    tl.store(x_ptr, tl.zeros((16,), tl.float8e4b8).to(tl.float32))
+def uses_fp8_b15(x_ptr):
+    tl.store(x_ptr, tl.zeros((16,), tl.float8e4b15).to(tl.float32))
 
 
 def test_unsupported_triton_fp8_variants_are_named(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     with pytest.raises(tilec.CompilationError) as info:
-        uses_fnuz_fp8[(1,)](np.zeros(16, np.float32))
+        uses_fp8_b15[(1,)](np.zeros(16, np.float32))
     message = str(info.value)
-    assert message.startswith(f"{HERE}:{line_of(uses_fnuz_fp8, 'tl.float8e4b8')}:"), message
-    assert "tl.float8e4b8 (AMD's e4m3 FNUZ) is not supported by tilec" in message
+    assert message.startswith(f"{HERE}:{line_of(uses_fp8_b15, 'tl.float8e4b15')}:"), message
+    assert "tl.float8e4b15 (Triton's e4m3 with bias 15 (pre-Hopper)) is not supported by tilec" in message
 
 
 def test_fp8_scalar_parameters_are_rejected():

@@ -131,7 +131,8 @@ def is_float(t: ir.Type) -> bool:
     return isinstance(t, ir.FloatType)
 
 
-_FLOATS = {"f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "tf32"}
+_FP8 = ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ")
+_FLOATS = {"f16", "bf16", "f32", "f64", *_FP8, "tf32"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -512,8 +513,7 @@ def _v_dot(op):
         _fail(op, f"inner dimensions differ: {sa} x {sb}")
     if sc != [sa[0], sb[1]] or res != acc:
         _fail(op, f"accumulator and result must be {[sa[0], sb[1]]} of one type, got {acc} -> {res}")
-    fp8 = ("f8E4M3FN", "f8E5M2")
-    if element_of(a) != element_of(b) and not (str(element_of(a)) in fp8 and str(element_of(b)) in fp8):
+    if element_of(a) != element_of(b) and not (str(element_of(a)) in _FP8 and str(element_of(b)) in _FP8):
         _fail(op, f"operand element types differ: {element_of(a)} vs {element_of(b)}")
     if min(sa + sb) < 16:
         _fail(op, f"every dot dimension must be >= 16, got {sa} x {sb}")

@@ -84,8 +84,10 @@ from .core import (
     const,
     constexpr,
     dtype,
+    float8e4b8,
     float8e4nv,
     float8e5,
+    float8e5b16,
     float16,
     float32,
     float64,
@@ -151,17 +153,13 @@ for _name in _MEMBER_FUNCTIONS:
     if not hasattr(tensor, _name):
         setattr(tensor, _name, _member(globals()[_name]))
 
-_UNSUPPORTED_DTYPES = {
-    "float8e4b15": "Triton's e4m3 with bias 15 (pre-Hopper)",
-    "float8e4b8": "AMD's e4m3 FNUZ",
-    "float8e5b16": "AMD's e5m2 FNUZ",
-}
+_UNSUPPORTED_DTYPES = {"float8e4b15": "Triton's e4m3 with bias 15 (pre-Hopper)"}
 
 
 def __getattr__(name):
     if name in _UNSUPPORTED_DTYPES:
         raise AttributeError(
             f"tl.{name} ({_UNSUPPORTED_DTYPES[name]}) is not supported by tilec; its fp8 types are "
-            "tl.float8e4nv (OCP e4m3) and tl.float8e5 (OCP e5m2)"
+            "tl.float8e4nv and tl.float8e5 (OCP e4m3, e5m2), tl.float8e4b8 and tl.float8e5b16 (AMD's FNUZ)"
         )
     raise AttributeError(f"module 'tilec.language' has no attribute '{name}'")

@@ -17,7 +17,12 @@ try:
     import ml_dtypes
 
     _BF16 = np.dtype(ml_dtypes.bfloat16)
-    _FP8 = {"fp8e4nv": np.dtype(ml_dtypes.float8_e4m3fn), "fp8e5": np.dtype(ml_dtypes.float8_e5m2)}
+    _FP8 = {
+        "fp8e4nv": np.dtype(ml_dtypes.float8_e4m3fn),
+        "fp8e5": np.dtype(ml_dtypes.float8_e5m2),
+        "fp8e4b8": np.dtype(ml_dtypes.float8_e4m3fnuz),
+        "fp8e5b16": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    }
 except ImportError:  # pragma: no cover - ml_dtypes is a dependency
     _BF16 = None
     _FP8 = {}
@@ -40,8 +45,19 @@ class dtype:
 
     _INT = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
     _UINT = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
-    # fp8e4nv: OCP e4m3 ("FN": finite, max 448, NaN but no inf); fp8e5: OCP e5m2 (max 57344, inf, NaN)
-    _FLOAT = {"fp8e4nv": 8, "fp8e5": 8, "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+    # fp8e4nv: OCP e4m3 ("FN": finite, max 448, NaN but no inf); fp8e5: OCP e5m2 (max 57344, inf, NaN);
+    # fp8e4b8 / fp8e5b16: AMD's "FNUZ" e4m3 / e5m2 (biases 8 and 16, max 240 / 57344, no inf, no -0,
+    # the one NaN 0x80)
+    _FLOAT = {
+        "fp8e4nv": 8,
+        "fp8e5": 8,
+        "fp8e4b8": 8,
+        "fp8e5b16": 8,
+        "fp16": 16,
+        "bf16": 16,
+        "fp32": 32,
+        "fp64": 64,
+    }
 
     def __init__(self, name: str):
         if name not in self._INT and name not in self._UINT and name not in self._FLOAT:
@@ -84,7 +100,7 @@ class dtype:
         return self.name == "fp64"
 
     def is_fp8(self):
-        return self.name in ("fp8e4nv", "fp8e5")
+        return self.name in ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")
 
     # -- conversions ---------------------------------------------------------------------------
     def to_ir(self) -> ir.Type:
@@ -93,6 +109,8 @@ class dtype:
         return {
             "fp8e4nv": ir.Float8E4M3FNType.get,
             "fp8e5": ir.Float8E5M2Type.get,
+            "fp8e4b8": ir.Float8E4M3FNUZType.get,
+            "fp8e5b16": ir.Float8E5M2FNUZType.get,
             "fp16": ir.F16Type.get,
             "bf16": ir.BF16Type.get,
             "fp32": ir.F32Type.get,
@@ -191,6 +209,8 @@ float32 = dtype("fp32")
 float64 = dtype("fp64")
 float8e4nv = dtype("fp8e4nv")
 float8e5 = dtype("fp8e5")
+float8e4b8 = dtype("fp8e4b8")
+float8e5b16 = dtype("fp8e5b16")
 
 _PUBLIC_NAMES = {
     "fp16": "float16",
@@ -199,6 +219,8 @@ _PUBLIC_NAMES = {
     "fp64": "float64",
     "fp8e4nv": "float8e4nv",
     "fp8e5": "float8e5",
+    "fp8e4b8": "float8e4b8",
+    "fp8e5b16": "float8e5b16",
 }
 
 # Triton's signature strings: "*fp32", "i32", "u8", "fp16", "bf16", "i1".
@@ -220,6 +242,8 @@ _SIG = {
     "fp64": float64,
     "fp8e4nv": float8e4nv,
     "fp8e5": float8e5,
+    "fp8e4b8": float8e4b8,
+    "fp8e5b16": float8e5b16,
 }
 
 
@@ -282,6 +306,8 @@ def dtype_from_ir(t: ir.Type, signed: bool = True) -> dtype:
         "i1": int1,
         "f8E4M3FN": float8e4nv,
         "f8E5M2": float8e5,
+        "f8E4M3FNUZ": float8e4b8,
+        "f8E5M2FNUZ": float8e5b16,
     }
     if text in table:
         return table[text]

@@ -1,7 +1,7 @@
 """tile-lower-fp8: fp8 values become bytes before any back end sees them.
 
 No target we lower to has fp8 as an LLVM type, and only Hopper's tensor cores compute on it, so fp8
-(`f8E4M3FN`, `f8E5M2`) is lowered once, at the tile level, the same way for every target:
+(`f8E4M3FN`, `f8E5M2`, and AMD's `f8E4M3FNUZ`, `f8E5M2FNUZ`) is lowered once, at the tile level, the same way for every target:
 
 - conversions are integer code on the bit patterns (`decode`, `encode`): fp8 -> fp32 is exact;
   fp32 -> fp8 rounds to nearest even and saturates at the largest finite value, NaN staying NaN (the
@@ -35,11 +35,15 @@ class Fp8Format(NamedTuple):
     max_code: int  # the largest finite magnitude's bit pattern
     has_inf: bool  # all-ones exponent is inf/NaN (e5m2); else only S.1111.111 is NaN (e4m3 "FN")
     numpy: str  # the ml_dtypes name
+    fnuz: bool = False  # AMD's "FNUZ": no inf, no -0, the one NaN is 0x80 (the bit pattern of -0)
+    wgmma: bool = True  # sm_90a's warpgroup MMA takes it (OCP formats only)
 
 
 FORMATS = {
     "f8E4M3FN": Fp8Format(4, 3, 7, 0x7E, False, "float8_e4m3fn"),
     "f8E5M2": Fp8Format(5, 2, 15, 0x7B, True, "float8_e5m2"),
+    "f8E4M3FNUZ": Fp8Format(4, 3, 8, 0x7F, False, "float8_e4m3fnuz", fnuz=True, wgmma=False),
+    "f8E5M2FNUZ": Fp8Format(5, 2, 16, 0x7F, False, "float8_e5m2fnuz", fnuz=True, wgmma=False),
 }
 
 _CONVERSIONS = ("arith.extf", "arith.truncf")
@@ -107,7 +111,8 @@ class LowerFp8Pass(TilePass):
 
     def _keeps(self, dot) -> bool:
         a, b, acc = (v.type for v in dot.operands)
-        if not (self.wgmma and fp8_format(a) and fp8_format(b)) or str(tile.element_of(acc)) != "f32":
+        fa, fb = fp8_format(a), fp8_format(b)
+        if not (self.wgmma and fa and fb and fa.wgmma and fb.wgmma) or str(tile.element_of(acc)) != "f32":
             return False
         (m, k), (_, n) = tile.shape_of(a), tile.shape_of(b)
         return wgmma.fits(m, n, k, self.num_warps, elem_bytes=1)
@@ -153,6 +158,8 @@ def decode(x: ir.Value, to: ir.Type) -> ir.Value:
     if fmt.has_inf:  # all-ones exponent: inf (mantissa 0) or NaN
         top = arith.cmpi(arith.CmpIPredicate.eq, exponent, _i32((1 << fmt.exp_bits) - 1, t))
         normal = arith.select(top, arith.ori(shifted, _i32(0x7F800000, t)), normal)
+    elif fmt.fnuz:  # 0x80 is NaN (below, with the sign)
+        pass
     else:  # S.1111.111 is NaN
         nan = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(u, _i32(0x7F, t)), _i32(0x7F, t))
         normal = arith.select(nan, _i32(0x7FC00000, t), normal)
@@ -160,7 +167,10 @@ def decode(x: ir.Value, to: ir.Type) -> ir.Value:
     scale = _splat(2.0 ** (1 - fmt.bias - fmt.man_bits), f32, t)
     small = arith.bitcast(_like(i32, t), arith.mulf(arith.uitofp(_like(f32, t), mantissa), scale))
     zero_exponent = arith.cmpi(arith.CmpIPredicate.eq, exponent, _i32(0, t))
-    value = arith.bitcast(_like(f32, t), arith.ori(arith.select(zero_exponent, small, normal), sign))
+    bits = arith.ori(arith.select(zero_exponent, small, normal), sign)
+    if fmt.fnuz:
+        bits = arith.select(arith.cmpi(arith.CmpIPredicate.eq, u, _i32(0x80, t)), _i32(0x7FC00000, t), bits)
+    value = arith.bitcast(_like(f32, t), bits)
     return _from_f32(value, to)
 
 
@@ -189,7 +199,12 @@ def encode(x: ir.Value, fmt: Fp8Format) -> ir.Value:
     half = arith.subi(arith.shli(c(1), arith.subi(s, c(1))), c(1))
     small = arith.shrui(arith.addi(full, arith.addi(half, sub_lsb)), s)
     is_small = arith.cmpi(arith.CmpIPredicate.ult, exponent, c(128 - fmt.bias))
-    code = arith.select(nan, c(0x7F), arith.select(is_small, small, normal))
+    code = arith.select(is_small, small, normal)
+    if fmt.fnuz:  # no -0: a zero keeps no sign; NaN is 0x80
+        sign = arith.select(arith.cmpi(arith.CmpIPredicate.eq, code, c(0)), c(0), sign)
+        code = arith.select(nan, c(0x80), code)
+    else:
+        code = arith.select(nan, c(0x7F), code)
     return arith.trunci(_like(i8, t), arith.ori(code, sign))
 
 

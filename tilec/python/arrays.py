@@ -41,6 +41,8 @@ def _torch_dtype(t) -> core.dtype:
         "float64": core.float64,
         "float8_e4m3fn": core.float8e4nv,
         "float8_e5m2": core.float8e5,
+        "float8_e4m3fnuz": core.float8e4b8,
+        "float8_e5m2fnuz": core.float8e5b16,
     }
     if name not in table:
         raise TypeError(f"torch tensors of dtype {name} are not supported by tilec kernels")
@@ -79,7 +81,7 @@ def host_view(value) -> np.ndarray:
             raise TypeError(f"expected a CPU tensor, got one on {value.device}")
         if str(value.dtype) == "torch.bfloat16":
             return value.view(__import__("torch").int16).numpy().view(core.bfloat16.to_numpy())
-        if str(value.dtype) in ("torch.float8_e4m3fn", "torch.float8_e5m2"):
+        if str(value.dtype).startswith("torch.float8_"):
             return value.view(__import__("torch").uint8).numpy().view(_torch_dtype(value).to_numpy())
         return value.numpy()
     return np.asarray(value)

@@ -36,8 +36,10 @@ _NP = {
     "f64": np.dtype(np.float64),
     "f8E4M3FN": core.float8e4nv.to_numpy(),
     "f8E5M2": core.float8e5.to_numpy(),
+    "f8E4M3FNUZ": core.float8e4b8.to_numpy(),
+    "f8E5M2FNUZ": core.float8e5b16.to_numpy(),
 }
-_FP8 = {_NP["f8E4M3FN"], _NP["f8E5M2"]}
+_FP8 = {_NP[name] for name in ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ")}
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64, 1: np.bool_}
 
 

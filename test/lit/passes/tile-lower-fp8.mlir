@@ -71,3 +71,24 @@ func.func @dot_fp8_small(%a: tensor<32x32xf8E4M3FN>, %b: tensor<32x64xf8E4M3FN>,
   %d = "tile.dot"(%a, %b, %c) : (tensor<32x32xf8E4M3FN>, tensor<32x64xf8E4M3FN>, tensor<32x64xf32>) -> tensor<32x64xf32>
   return %d : tensor<32x64xf32>
 }
+
+// -----
+
+// AMD's FNUZ e4m3 saturates at 240 (0x43700000); NaN becomes 0x80 (-128) and a zero loses its sign
+// (there is no -0); decoding maps 0x80 to NaN. No fp8 tensor cores take it: a dot reads fp16.
+// CHECK-LABEL: func.func @fnuz
+// CHECK: arith.constant dense<1131413504> : tensor<64xi32>
+// CHECK: arith.minui
+// CHECK: arith.constant dense<128> : tensor<64xi32>
+// CHECK: arith.trunci {{.*}} : tensor<64xi32> to tensor<64xi8>
+// CHECK: arith.constant dense<2143289344> : tensor<64xi32>
+// KEEP-LABEL: func.func @fnuz
+// KEEP: "tile.dot"({{.*}}){{.*}}: (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK-NOT: f8E4M3FNUZ
+func.func @fnuz(%x: tensor<64xf32>, %a: tensor<64x64xf8E4M3FNUZ>, %b: tensor<64x64xf8E4M3FNUZ>) -> (tensor<64xf8E4M3FNUZ>, tensor<64xf32>, tensor<64x64xf32>) {
+  %y = arith.truncf %x : tensor<64xf32> to tensor<64xf8E4M3FNUZ>
+  %z = arith.extf %y : tensor<64xf8E4M3FNUZ> to tensor<64xf32>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %acc) : (tensor<64x64xf8E4M3FNUZ>, tensor<64x64xf8E4M3FNUZ>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %y, %z, %d : tensor<64xf8E4M3FNUZ>, tensor<64xf32>, tensor<64x64xf32>
+}
