@@ -9,7 +9,8 @@ log1p and expm1 stay accurate near zero (series there, computed with plain arith
 fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
 int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
 within an ulp); asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are
-float32 algorithms (a few ulp; float64 refused), as are tan and erfinv; erfc, erfcx and normcdf
+float32 algorithms (a few ulp; float64 refused), as are tan, erfinv, erfcinv and normcdfinv (Giles'
+polynomials, the far tail by Newton's method on the erfc fit: 3e-7 relative); erfc, erfcx and normcdf
 (Numerical Recipes' erfc fit, relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the
 reflection formula below 1/2) compute in float64 with tilec's own log2 and exp2, as do the Bessel
 functions j0, j1, y0, y1 (Numerical Recipes' fits, ~1e-8 absolute, for |x| < 2^20) and cyl_bessel_i0,
@@ -478,6 +479,15 @@ def erfinv(x) -> tensor:
     polynomials in w = -log(1 - x^2), taken as -log1p(-x^2) to stay accurate near 0."""
     x, t = _f32(x, "erfinv")
     w = semantic.neg(log1p(semantic.neg(semantic.mul(x, x))))
+    r = _giles(w, x)
+    a = semantic.abs_(x)
+    infinite = semantic.where(semantic.compare("gt", x, 0.0), float("inf"), float("-inf"))
+    r = semantic.where(semantic.compare("eq", a, 1.0), infinite, r)
+    return semantic.cast(semantic.where(semantic.compare("gt", a, 1.0), float("nan"), r), t)
+
+
+def _giles(w: tensor, x: tensor) -> tensor:
+    """erfinv(x) from w = -log(1 - x^2) and x: Giles' single-precision polynomials in w."""
     central = _horner(
         semantic.sub(w, 2.5),
         [1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087, -4.39150654e-06,
@@ -488,11 +498,58 @@ def erfinv(x) -> tensor:
         [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844,
          0.00134934322, 0.000100950558, -0.000200214257],
     )  # fmt: skip
-    r = semantic.mul(semantic.where(semantic.compare("lt", w, 5.0), central, tail), x)
-    a = semantic.abs_(x)
-    infinite = semantic.where(semantic.compare("gt", x, 0.0), float("inf"), float("-inf"))
-    r = semantic.where(semantic.compare("eq", a, 1.0), infinite, r)
-    return semantic.cast(semantic.where(semantic.compare("gt", a, 1.0), float("nan"), r), t)
+    return semantic.mul(semantic.where(semantic.compare("lt", w, 5.0), central, tail), x)
+
+
+def _erfc_tail_inverse(v: tensor) -> tensor:
+    """z > 0 with erfc(z) = v for small float64 v (below 1e-6, where Giles' fit ends): from z0 =
+    sqrt(L - log(pi L) / 2), L = -log v (erfc(z) ~ e^(-z^2) / (z sqrt(pi))), three Newton steps on
+    log erfc(z) = log t + P(t) - z^2 (the erfc fit's form: no underflow), float64 throughout."""
+    big_l = semantic.neg(_log_f64(v))
+    z = _sqrt(semantic.sub(big_l, semantic.mul(_log_f64(semantic.mul(big_l, _math.pi)), 0.5)))
+    target = semantic.neg(big_l)
+    for _ in range(3):
+        t = _div(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
+        poly = _horner(t, _ERFCC)
+        log_erfc = semantic.sub(semantic.add(_log_f64(t), poly), semantic.mul(z, z))
+        # d/dz log erfc(z) = -(2 / sqrt(pi)) e^(-z^2) / erfc(z) = -(2 / sqrt(pi)) / (t e^P(t))
+        slope = _div(-2.0 / _math.sqrt(_math.pi), semantic.mul(t, _exp_f64(poly)))
+        z = semantic.sub(z, _div(semantic.sub(log_erfc, target), slope))
+    return z
+
+
+def _erfcinv(y: tensor) -> tensor:
+    """erfcinv of float32 y in [0, 2]: erfinv(1 - y) with w = -log(y (2 - y)) taken from y itself (in
+    float64), so that small y keeps its precision, and below 1e-6 (or above 2 - 1e-6) Newton's method
+    on the erfc fit (_erfc_tail_inverse); +inf at 0, -inf at 2, NaN outside."""
+    v = semantic.cast(y, core.float64)
+    product = semantic.mul(v, semantic.sub(2.0, v))
+    inside = semantic.logical_and(semantic.compare("gt", v, 0.0), semantic.compare("lt", v, 2.0))
+    w = semantic.cast(semantic.neg(_log_f64(semantic.where(inside, product, 1.0))), core.float32)
+    r = _giles(w, semantic.cast(semantic.sub(1.0, v), core.float32))
+    near = semantic.minimum(v, semantic.sub(2.0, v))  # erfcinv(2 - y) = -erfcinv(y)
+    tail = semantic.compare("lt", near, 1e-6)
+    z = _erfc_tail_inverse(semantic.where(semantic.logical_and(tail, inside), near, 1e-7))
+    z = semantic.cast(semantic.where(semantic.compare("gt", v, 1.0), semantic.neg(z), z), core.float32)
+    r = semantic.where(tail, z, r)
+    r = semantic.where(semantic.compare("eq", y, 0.0), float("inf"), r)
+    r = semantic.where(semantic.compare("eq", y, 2.0), float("-inf"), r)
+    outside = semantic.logical_or(semantic.compare("lt", y, 0.0), semantic.compare("gt", y, 2.0))
+    return semantic.where(semantic.logical_or(outside, semantic.compare("ne", y, y)), float("nan"), r)
+
+
+@builtin
+def erfcinv(x) -> tensor:
+    """Inverse complementary error function on [0, 2] (Giles' polynomials, accurate in the tail)."""
+    x, t = _f32(x, "erfcinv")
+    return semantic.cast(_erfcinv(x), t)
+
+
+@builtin
+def normcdfinv(x) -> tensor:
+    """Inverse of the standard normal distribution function on [0, 1]: -sqrt(2) erfcinv(2 x)."""
+    x, t = _f32(x, "normcdfinv")
+    return semantic.cast(semantic.mul(_erfcinv(semantic.mul(x, 2.0)), -_math.sqrt(2.0)), t)
 
 
 @builtin
