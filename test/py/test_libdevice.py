@@ -387,22 +387,29 @@ def _check_special(x, out):
         assert np.array_equal(np.signbit(got[np.isinf(want)]), np.signbit(want[np.isinf(want)])), name
 
 
+def _rows_of(kernel, x: np.ndarray, rows: int, gpu: bool = False) -> np.ndarray:
+    """`kernel(x, out, N)` run on the host arrays or on the GPU; out has `rows` rows of len(x)."""
+    if not gpu:
+        out = np.zeros((rows, len(x)), np.float32)
+        kernel[(1,)](x, out, N=len(x))
+        return out
+    import torch
+
+    out = torch.zeros((rows, len(x)), device="cuda")
+    kernel[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
+    return out.cpu().numpy()
+
+
 def test_erfc_and_gamma_functions(target):
     x = _special_inputs()
-    out = np.zeros((5, len(x)), np.float32)
-    special_functions[(1,)](x, out, N=len(x))
-    _check_special(x, out)
+    _check_special(x, _rows_of(special_functions, x, 5))
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_erfc_and_gamma_functions_on_gpu():
-    import torch
-
     x = _special_inputs()
-    out = torch.zeros((5, len(x)), device="cuda")
-    special_functions[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
-    _check_special(x, out.cpu().numpy())
+    _check_special(x, _rows_of(special_functions, x, 5, gpu=True))
 
 
 # -- Bessel functions ------------------------------------------------------------------------------
@@ -539,20 +546,14 @@ def _check_bessel(x, out):
 
 def test_bessel_functions(target):
     x = _bessel_inputs()
-    out = np.zeros((6, len(x)), np.float32)
-    bessel_functions[(1,)](x, out, N=len(x))
-    _check_bessel(x, out)
+    _check_bessel(x, _rows_of(bessel_functions, x, 6))
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_bessel_functions_on_gpu():
-    import torch
-
     x = _bessel_inputs()
-    out = torch.zeros((6, len(x)), device="cuda")
-    bessel_functions[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
-    _check_bessel(x, out.cpu().numpy())
+    _check_bessel(x, _rows_of(bessel_functions, x, 6, gpu=True))
 
 
 # -- erfcinv, normcdfinv ---------------------------------------------------------------------------
@@ -586,8 +587,7 @@ def test_erfcinv_and_normcdfinv(target):
     special = [0.0, 2.0, 1.0, 1e-45, 1e-38, 1e-30, 1e-7, 1e-6, 0.5, 1.5, 1.9999999, -0.5, 2.5, np.nan, np.inf]
     y = np.concatenate([special, np.exp(rng.uniform(-100, 0.69, 1500)), rng.uniform(0, 2, 1500)])
     y = np.resize(y, 4096).astype(np.float32)
-    out = np.zeros(2 * len(y), np.float32)
-    inverse_erfc[(1,)](y, out, N=len(y))
+    out = _rows_of(inverse_erfc, y, 2).ravel()
     want = np.array([_erfcinv_reference(float(v)) for v in y])
     want[y == 1.0] = 0.0  # the bisection's 1e-16
     half = (y.astype(np.float32) * np.float32(0.5)).astype(np.float64)

@@ -601,6 +601,19 @@ def _log_f64(ax: tensor) -> tensor:
     return semantic.mul(_log2_f64(ax), _math.log(2.0))
 
 
+def _special(name: str, fn, doc: str):
+    """A float32 libdevice function computed by `fn` on float64 (NaN in, NaN out)."""
+
+    def function(x) -> tensor:
+        x, t_out = _f32(x, name)
+        v = semantic.cast(x, core.float64)
+        r = semantic.where(semantic.compare("ne", v, v), float("nan"), fn(v))
+        return semantic.cast(semantic.cast(r, core.float32), t_out)
+
+    function.__name__, function.__doc__ = name, doc
+    return builtin(function)
+
+
 def _erfc_f64(v: tensor) -> tensor:
     """erfc of float64 v: t e^(P(t) - v^2) for v >= 0 with t = 1 / (1 + |v| / 2), the Chebyshev fit of
     Numerical Recipes' erfcc (relative error below 1.2e-7 for every v), and 2 - erfc(-v) below 0."""
@@ -616,39 +629,36 @@ _ERFCC = [-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.278868
           1.48851587, -0.82215223, 0.17087277]  # fmt: skip
 
 
-@builtin
-def erfc(x) -> tensor:
-    """1 - erf(x) without the cancellation for large x (relative error below 1.2e-7, down to
-    float32's subnormals); 2 at -inf, 0 at +inf."""
-    x, t_out = _f32(x, "erfc")
-    r = _erfc_f64(semantic.cast(x, core.float64))
-    return semantic.cast(semantic.cast(r, core.float32), t_out)
-
-
-@builtin
-def erfcx(x) -> tensor:
-    """Scaled complementary error function e^(x^2) erfc(x): no underflow for large x (~1 / (x
-    sqrt(pi))); overflows to inf for large negative x."""
-    x, t_out = _f32(x, "erfcx")
-    v = semantic.cast(x, core.float64)
+def _erfcx_f64(v: tensor) -> tensor:
+    """e^(v^2) erfc(v) in float64: t e^(P(t)) for v >= 0 (no underflow), 2 e^(v^2) - that below 0."""
     z = semantic.abs_(v)
     t = _div(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
     scaled = semantic.mul(t, _exp_f64(_horner(t, _ERFCC)))  # e^(x^2) erfc(|x|)
     negative = semantic.sub(semantic.mul(_exp_f64(semantic.mul(z, z)), 2.0), scaled)
     below = semantic.compare("lt", v, 0.0)
     r = semantic.where(below, negative, scaled)
-    r = semantic.where(semantic.compare("eq", z, float("inf")), semantic.where(below, float("inf"), 0.0), r)
-    r = semantic.where(semantic.compare("ne", v, v), float("nan"), r)
-    return semantic.cast(semantic.cast(r, core.float32), t_out)
+    return semantic.where(
+        semantic.compare("eq", z, float("inf")), semantic.where(below, float("inf"), 0.0), r
+    )
 
 
-@builtin
-def normcdf(x) -> tensor:
-    """The standard normal distribution function, erfc(-x / sqrt(2)) / 2 (in float64)."""
-    x, t_out = _f32(x, "normcdf")
-    r = semantic.mul(_erfc_f64(semantic.mul(semantic.cast(x, core.float64), -1.0 / _math.sqrt(2.0))), 0.5)
-    return semantic.cast(semantic.cast(r, core.float32), t_out)
-
+erfc = _special(
+    "erfc",
+    _erfc_f64,
+    "1 - erf(x) without the cancellation for large x (relative error below 1.2e-7, down to float32's\n"
+    "subnormals); 2 at -inf, 0 at +inf.",
+)
+erfcx = _special(
+    "erfcx",
+    _erfcx_f64,
+    "Scaled complementary error function e^(x^2) erfc(x): no underflow for large x (~1 / (x sqrt(pi)));\n"
+    "overflows to inf for large negative x.",
+)
+normcdf = _special(
+    "normcdf",
+    lambda v: semantic.mul(_erfc_f64(semantic.mul(v, -1.0 / _math.sqrt(2.0))), 0.5),
+    "The standard normal distribution function, erfc(-x / sqrt(2)) / 2 (in float64).",
+)
 
 _LANCZOS_G = 7.0
 _LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
@@ -853,31 +863,36 @@ def _bessel_i(x: tensor, order: int) -> tensor:
     return r
 
 
-def _special(name: str, fn):
-    """A float32 libdevice function computed by fn on float64 (NaN in, NaN out)."""
-
-    def function(x) -> tensor:
-        x, t_out = _f32(x, name)
-        v = semantic.cast(x, core.float64)
-        r = semantic.where(semantic.compare("ne", v, v), float("nan"), fn(v))
-        return semantic.cast(semantic.cast(r, core.float32), t_out)
-
-    function.__name__ = name
-    return function
-
-
-j0 = builtin(_special("j0", lambda v: _bessel_j(v, 0)))
-j0.__doc__ = "Bessel function of the first kind of order 0 (absolute error ~1e-8; |x| < 2^20)."
-j1 = builtin(_special("j1", lambda v: _bessel_j(v, 1)))
-j1.__doc__ = "Bessel function of the first kind of order 1 (absolute error ~1e-8; |x| < 2^20)."
-y0 = builtin(_special("y0", lambda v: _bessel_y(v, 0)))
-y0.__doc__ = "Bessel function of the second kind of order 0 (-inf at 0, NaN below; |x| < 2^20)."
-y1 = builtin(_special("y1", lambda v: _bessel_y(v, 1)))
-y1.__doc__ = "Bessel function of the second kind of order 1 (-inf at 0, NaN below; |x| < 2^20)."
-cyl_bessel_i0 = builtin(_special("cyl_bessel_i0", lambda v: _bessel_i(v, 0)))
-cyl_bessel_i0.__doc__ = "Modified Bessel function of the first kind of order 0 (relative error < 2e-7)."
-cyl_bessel_i1 = builtin(_special("cyl_bessel_i1", lambda v: _bessel_i(v, 1)))
-cyl_bessel_i1.__doc__ = "Modified Bessel function of the first kind of order 1 (relative error < 2e-7)."
+j0 = _special(
+    "j0",
+    lambda v: _bessel_j(v, 0),
+    "Bessel function of the first kind of order 0 (~1e-8 absolute; |x| < 2^20).",
+)
+j1 = _special(
+    "j1",
+    lambda v: _bessel_j(v, 1),
+    "Bessel function of the first kind of order 1 (~1e-8 absolute; |x| < 2^20).",
+)
+y0 = _special(
+    "y0",
+    lambda v: _bessel_y(v, 0),
+    "Bessel function of the second kind of order 0 (-inf at 0, NaN below; |x| < 2^20).",
+)
+y1 = _special(
+    "y1",
+    lambda v: _bessel_y(v, 1),
+    "Bessel function of the second kind of order 1 (-inf at 0, NaN below; |x| < 2^20).",
+)
+cyl_bessel_i0 = _special(
+    "cyl_bessel_i0",
+    lambda v: _bessel_i(v, 0),
+    "Modified Bessel function of the first kind of order 0 (relative error < 2e-7).",
+)
+cyl_bessel_i1 = _special(
+    "cyl_bessel_i1",
+    lambda v: _bessel_i(v, 1),
+    "Modified Bessel function of the first kind of order 1 (relative error < 2e-7).",
+)
 
 
 def __getattr__(name):
