@@ -289,15 +289,25 @@ def test_amd_fp8_dot_uses_fp16_mfma():
     assert re.findall(r"v_mfma_f32_16x16x16_?f16", asm)
 
 
+def _torch_fp8_types(torch) -> dict:
+    """torch's dtype for each format: tilec maps CUDA tensors of these dtypes to the formats."""
+    return {
+        "fp8e4nv": torch.float8_e4m3fn,
+        "fp8e5": torch.float8_e5m2,
+        "fp8e4b8": torch.float8_e4m3fnuz,
+        "fp8e5b16": torch.float8_e5m2fnuz,
+    }
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])
 @pytest.mark.parametrize("layout", B_LAYOUTS)
-@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv")])
+@pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e4nv"), ("fp8e4b8", "fp8e5b16")])
 def test_fp8_dot_on_gpu(formats, layout, config):
     import torch
 
-    torch_types = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
+    torch_types = _torch_fp8_types(torch)
     bm, bn, bk, warps = config
     M, N, K = 3 * bm - 5, 2 * bn + 3, 5 * bk - 7
     a, b, stored, sbk, sbn, transposed = _matmul_inputs(*formats, M, N, K, layout)
@@ -323,7 +333,7 @@ def test_fp8_conversions_on_gpu_match_torch(fmt):
     fp8 = FORMATS[fmt]
     x = _f32_sweep(fp8)
     y = torch.zeros(x.size, dtype=torch.uint8, device="cuda")
-    torch_type = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}[fmt]
+    torch_type = _torch_fp8_types(torch)[fmt]
     to_fp8[(tilec.cdiv(x.size, 256),)](torch.from_numpy(x).cuda(), y.view(torch_type), x.size, BLOCK=256)
     _same(y.cpu().numpy().view(fp8), _saturated(x, fp8))
 

@@ -88,12 +88,20 @@ def fits(m: int, n: int, k: int, num_warps: int, elem_bytes: int) -> bool:
 
 
 def stage_bytes(op, kind: str) -> int:
-    """An upper bound of one stage buffer of this dot (the padded layout; swizzled ones are smaller),
-    without A when it will go from registers."""
+    """One stage buffer of this dot's cp.async ring (cp_async.py builds it with swizzle=True), without
+    A when it will go from registers. Exact when both of B's possible rows (K or N long) take a
+    swizzled layout, whatever b_mode lowering picks; an upper bound (the padded layout) otherwise.
+    The bound mattered: 64x64x128 fp16 stages are 32 KiB swizzled but 36 KiB padded, and at
+    num_stages=6 the padded figure cost the ring its fifth iteration ahead (7 x 32 KiB fits 227 KiB)."""
     (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
-    k16 = k * element_bytes(kind) // 2
+    elem_bytes = element_bytes(kind)
+    a_in_registers = a_kept_in_registers(op, kind)
+    if all(Staging.swizzle_widths(m, n, k, elem_bytes, mode) for mode in ("n-major", "k-major")):
+        b_bytes = _align(k * n * elem_bytes)
+        return b_bytes if a_in_registers else _align(m * k * elem_bytes) + b_bytes
+    k16 = k * elem_bytes // 2
     total = _smem_bytes(m, n, k16)
-    return total - _a_bytes(m, k16) if a_kept_in_registers(op, kind) else total
+    return total - _a_bytes(m, k16) if a_in_registers else total
 
 
 def ring_stages(dot, depth: int) -> int:
