@@ -60,7 +60,7 @@ from tilec.dialects import tile
 from . import mma, tma, wgmma
 from .base import ops_named
 from .layouts import Blocked
-from .lowering_common import DYNAMIC_INDEX, segments
+from .lowering_common import segments
 
 
 class _InSharedMemory:
@@ -363,11 +363,13 @@ def layout_of(lowering, load: ir.Operation):
 
 def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir.Value) -> None:
     """cp.async of `load`'s tile into the ring buffer of `iteration`, then one commit group."""
-    smem_ptr, i8 = ir.Type.parse("!llvm.ptr<3>"), ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
     if ring.region is None:  # first copy: before the loop, where it dominates every use
         ring.region = lowering.smem_region(ring.stages * ring.staging.bytes)
-    offset = arith.muli(arith.remui(iteration, _c(ring.stages)), _c(ring.staging.bytes))
-    base = llvm.GEPOp(smem_ptr, ring.region, [offset], [DYNAMIC_INDEX], i8, 0).result
+    # Shared addresses in 32-bit arithmetic from the region's address on: as 64-bit GEPs (NVPTX's
+    # shared pointers are 64 bits wide) each copy's address held two registers through the loop.
+    region = llvm.PtrToIntOp(i32, ring.region).result
+    base = arith.addi(region, arith.muli(arith.remui(iteration, _c(ring.stages)), _c(ring.staging.bytes)))
     layout = layout_of(lowering, load)
     seg = segments(load)
     ptrs = lowering.regs(seg["ptr"][0], layout)
@@ -376,14 +378,11 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     nbytes = stream.width * ring.staging.elem_bytes
     # 16-byte copies bypass L1 (.cg), as the tiles are read once per CTA; smaller ones must use .ca
     text = f"cp.async.{'cg' if nbytes == 16 else 'ca'}.shared.global [$0], [$1], {nbytes}, $2;"
-    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
     for j in range(0, len(ptrs), stream.width):
         row, col = coords[j]
-        dst = llvm.GEPOp(
-            smem_ptr, base, [ring.staging.offset(stream.operand, row, col)], [DYNAMIC_INDEX], i8, 0
-        )
+        dst = arith.addi(base, ring.staging.offset(stream.operand, row, col))
         size = _c(nbytes) if masks is None else arith.select(masks[j], _c(nbytes), _c(0))
-        operands = [llvm.PtrToIntOp(i32, dst.result).result, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
+        operands = [dst, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
         llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), operands, text, "r,l,r", has_side_effects=True)
     _asm("cp.async.commit_group;")
 

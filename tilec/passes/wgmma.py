@@ -271,11 +271,19 @@ def _hardware_row(row: ir.Value, num_warps: int) -> ir.Value:
 
 def _descriptor(address: ir.Value, lbo: int, sbo: int, layout: int = 0) -> ir.Value:
     """The 64-bit shared-memory matrix descriptor: start, LBO and SBO, each >> 4, and the layout
-    type (0: no swizzle, 1/2/3: 128/64/32-byte swizzle)."""
-    i64 = ir.IntegerType.get_signless(64)
-    start = arith.shrui(arith.andi(llvm.PtrToIntOp(i64, address).result, _c(0x3FFFF, 64)), _c(4, 64))
+    type (0: no swizzle, 1/2/3: 128/64/32-byte swizzle). The start address is formed in 32 bits."""
+    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+    start = arith.shrui(arith.andi(llvm.PtrToIntOp(i32, address).result, _c(0x3FFFF)), _c(4))
     fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (layout << 62)
-    return arith.ori(start, _c(fields - (1 << 64) if fields >= 1 << 63 else fields, 64))  # as signed i64
+    return arith.ori(arith.extui(i64, start), _c(fields - (1 << 64) if fields >= 1 << 63 else fields, 64))
+
+
+def _descriptor_at(descriptor: ir.Value, offset: int) -> ir.Value:
+    """The descriptor of the matrix `offset` bytes (a multiple of 16) past `descriptor`'s: its start
+    field plus offset >> 4. Shared addresses stay below 2^18 (228 KiB), so the 14-bit field does not
+    carry into LBO: one 64-bit add per instruction, where a descriptor of its own took four."""
+    assert offset % 16 == 0, offset
+    return arith.addi(descriptor, _c(offset >> 4, 64)) if offset else descriptor
 
 
 def pipelined_loop(op):
@@ -579,13 +587,20 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     wg = arith.shrui(lowering.warp, _c(2))
     slot = {static: i for i, static in enumerate(c_layout.registers)}
     chunks = [(c0, min(MAX_N, n - c0)) for c0 in range(0, n, MAX_N)]
+    b_base = _descriptor(byte_at(0, _c(0)), *b_fields)
+    a_bases = [
+        None
+        if a_fragments
+        else _descriptor(
+            byte_at(0, arith.muli(arith.addi(_c(j * groups), wg), _c(staging.a_block_bytes()))), *a_fields
+        )  # fmt: skip
+        for j in range(m // (64 * groups))  # this warpgroup's 64-row instruction blocks
+    ]
     for s0 in range(0, total_steps, group):
         _asm("wgmma.fence.sync.aligned;")
         touched = []
         partial = {}  # register -> the promoted group's own sum
         for j in range(m // (64 * groups)):
-            block = arith.addi(_c(j * groups), wg)  # this warpgroup's 64-row instruction block
-            a_block = arith.muli(block, _c(staging.a_block_bytes()))
             for c0, width in chunks:
                 regs = [
                     slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
@@ -594,12 +609,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                     for e in (0, 1)
                 ]
                 for ks in range(s0, min(s0 + group, total_steps)):  # two cores of K each
-                    desc_a = (
-                        a_words[j][ks]
-                        if a_fragments
-                        else _descriptor(byte_at(staging.a_step(ks), a_block), *a_fields)
-                    )
-                    desc_b = _descriptor(byte_at(staging.b_step(ks, c0), _c(0)), *b_fields)
+                    desc_a = a_words[j][ks] if a_fragments else _descriptor_at(a_bases[j], staging.a_step(ks))
+                    desc_b = _descriptor_at(b_base, staging.b_step(ks, c0))
                     target = partial if promoted else c_regs
                     # scale-d = 0: D = A x B, the inputs unread (undefined: no registers zeroed)
                     fresh = (promoted and ks == s0) or (zero_start and ks == 0)
