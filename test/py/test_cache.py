@@ -419,3 +419,34 @@ def test_cache_info_and_clear(workdir, tmp_path):
     assert r.returncode == 0 and "removed 1 entries" in r.stdout
     assert entries(cache) == []
     assert "mlir imported: True" in run(workdir, "run_scale_add.py", cache=cache).stdout  # compiles again
+
+
+COPIED_KERNEL = """
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def checked(x_ptr, n):
+    tl.device_assert(tl.load(x_ptr) < n, "x too large")
+"""
+
+
+def test_a_kernel_copied_to_another_file_keeps_its_own_locations(tmp_path):
+    """The same source in two files (or moved in one) is two cache entries: compiled kernels carry
+    file:line locations (device_assert's message, diagnostics)."""
+    import importlib.util
+
+    modules = []
+    for name, padding in (("first", ""), ("second", ""), ("moved", "\n\n")):
+        path = tmp_path / f"{name}.py"
+        path.write_text(padding + COPIED_KERNEL)
+        spec = importlib.util.spec_from_file_location(f"copied_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    keys = {m.checked.cache_key for m in modules}
+    assert len(keys) == 3
+    for m, name in zip(modules, ("first", "second", "moved")):
+        ir_text = tilec.compile(m.checked, signature="*i32,i32", target="cpu").asm["tile"]
+        assert f"{name}.py" in ir_text

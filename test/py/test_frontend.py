@@ -115,6 +115,74 @@ def test_helper_constexpr_annotation_takes_tensors(monkeypatch, target):
     np.testing.assert_array_equal(y, np.where(np.arange(20) < 10, x * 3, x))
 
 
+@tilec.jit
+def numbers_through_loops(out_ptr, n):
+    """Numbers that change in a loop only through other numbers: folded, `acc += j` leaves acc 0
+    while j is still the number 0, so one dry run of the body does not see acc change."""
+    acc = 0
+    j = 0
+    for _ in range(n):
+        acc += j
+        j += 1
+    total = 0
+    i = 0
+    while i < n:
+        total = total + i * 2
+        i += 1
+    a = 0  # a shift register: a changes only after b has, b only after c has
+    b = 0
+    c = 0
+    for k in range(n):
+        a = b
+        b = c
+        c = k
+    x = 0  # an int that the loop turns into a float: carried as fp32 from the start
+    for _ in range(n):
+        x = x + j * 0.5
+    tl.store(out_ptr, acc)
+    tl.store(out_ptr + 1, total)
+    tl.store(out_ptr + 2, a)
+    tl.store(out_ptr + 3, i)
+    tl.store(out_ptr + 4, x.to(tl.int32))
+
+
+@pytest.mark.parametrize("target", ["interpreter", "cpu"])
+def test_numbers_carried_through_other_numbers(monkeypatch, target):
+    """Before the fix, acc and total stayed 0 and a stayed 0 (silently wrong results)."""
+    if target == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    out = np.zeros(5, np.int32)
+    numbers_through_loops[(1,)](out, 10)
+    assert list(out) == [45, 90, 7, 10, 50]
+
+
+@tilec.jit
+def runtime_step_sum(out_ptr, lb, ub, step):
+    acc = 0
+    count = 0
+    for i in range(lb, ub, step):
+        acc = acc * 3 + i  # order-sensitive: a reversed or shifted walk gives another value
+        count += 1
+    tl.store(out_ptr, acc)
+    tl.store(out_ptr + 1, count)
+
+
+@pytest.mark.parametrize("target", ["interpreter", "cpu"])
+def test_range_with_a_run_time_step_of_either_sign(monkeypatch, target):
+    """range(lb, ub, step) with step a run-time value walks as Python's range does, whatever its sign
+    (a negative one used to run past ub until the index wrapped: garbage); a step of 0 runs no
+    iteration (Python would raise; a kernel cannot)."""
+    if target == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    out = np.zeros(2, np.int64)
+    for lb, ub, step in [(0, 10, 3), (0, 10, -3), (10, 0, -3), (10, -5, -4), (3, 3, 1), (5, 2, 2), (0, 7, 0)]:
+        acc, count = 0, 0
+        for i in range(lb, ub, step) if step else []:
+            acc, count = acc * 3 + i, count + 1
+        runtime_step_sum[(1,)](out, lb, ub, step)
+        assert list(out) == [acc, count], (lb, ub, step)
+
+
 def test_grid_callable(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     x, y = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)

@@ -86,6 +86,11 @@ def _is_leaf_name(name: str) -> bool:
 _UNCHANGED = object()  # _loop_types: a leaf the loop body does not change
 
 
+def _is_number(value) -> bool:
+    """A Python number (not yet a tensor): numbers fold at compile time until they meet a tensor."""
+    return not _is_tensor(value) and isinstance(value, numbers.Number)
+
+
 def assigned_names(stmts) -> list[str]:
     """Names a list of statements (re)binds, in first-assignment order."""
     names: list[str] = []
@@ -478,18 +483,47 @@ class CodeGenerator(ast.NodeVisitor):
     def _loop_types(self, names, body_runner, aggregates: dict) -> dict:
         """Dry-runs the body when some carried value is still a Python number, to learn its type, or
         when aggregates cross the loop, to learn which of their leaves the body leaves alone (those
-        are not carried: a block pointer's base and strides stay visible to the analyses)."""
-        numbers_carried = any(
-            not _is_tensor(self.lscope[n]) and isinstance(self.lscope[n], numbers.Number) for n in names
-        )
+        are not carried: a block pointer's base and strides stay visible to the analyses).
+
+        Numbers fold while the body runs dry, so one run can hide a change: with `acc = 0; j = 0`,
+        `acc += j` leaves acc 0 as long as j is the number 0. Each number found to change is therefore
+        made a placeholder tensor of the type the loop will carry it in, and the body runs dry again,
+        until no more numbers change and their types settle."""
+        numbers_carried = any(_is_number(self.lscope[n]) for n in names)
         if not numbers_carried and not aggregates:
             return {}
+        placeholders: dict = {}  # number's name -> (dtype, shape) it is carried in
+        for _ in range(8):
+            found = self._dry_run(names, body_runner, placeholders)
+            changed = {}
+            for n in names:
+                v, after = self.lscope[n], found[n]
+                if not _is_number(v) or (
+                    n not in placeholders and not _is_tensor(after) and _same_constant(after, v)
+                ):
+                    continue
+                if _is_tensor(after):
+                    changed[n] = (after.dtype, tuple(after.shape))
+                elif isinstance(after, numbers.Number):
+                    changed[n] = (semantic.python_scalar_dtype(v), ())
+            if changed == placeholders:
+                break
+            placeholders = changed
+        return found
+
+    def _dry_run(self, names, body_runner, placeholders: dict) -> dict:
+        """{name: its value after one dry run of the body} (_UNCHANGED for an aggregate's leaf the
+        body leaves alone); the names in `placeholders` enter as tensors of the given type."""
         saved = dict(self.lscope)
         scratch = ir.Operation.create("scf.execute_region", results=[], regions=1)
-        tensors = [n for n in names if _is_tensor(saved[n])]
-        block = scratch.regions[0].blocks.append(*[saved[n].handle.type for n in tensors])
-        for n, arg in zip(tensors, block.arguments):
-            self.lscope[n] = tensor(arg, saved[n].dtype, saved[n].shape)
+        entering = {
+            n: (saved[n].handle.type, saved[n].dtype, saved[n].shape) for n in names if _is_tensor(saved[n])
+        }
+        for n, (t, shape) in placeholders.items():
+            entering[n] = (semantic._result_type(t, shape), t, shape)
+        block = scratch.regions[0].blocks.append(*[ty for ty, _, _ in entering.values()])
+        for (n, (_, t, shape)), arg in zip(entering.items(), block.arguments):
+            self.lscope[n] = tensor(arg, t, shape)
         bound = dict(self.lscope)
         try:
             with ir.InsertionPoint(block):
@@ -498,7 +532,7 @@ class CodeGenerator(ast.NodeVisitor):
             for n in names:
                 after = self.lscope.get(n)
                 unchanged = after is bound[n] or (
-                    _is_tensor(after) and n in tensors and after.handle == bound[n].handle
+                    _is_tensor(after) and n in entering and after.handle == bound[n].handle
                 )
                 found[n] = _UNCHANGED if unchanged and _is_leaf_name(n) else after
         finally:
@@ -551,7 +585,9 @@ class CodeGenerator(ast.NodeVisitor):
         index_t = self._loop_index_type(lb, ub, step)
         var = node.target.id
         negative = not _is_tensor(step) and step < 0
-        # scf.for needs a positive step: a run-time step is assumed positive (as in Triton).
+        # scf.for needs a positive step: a negative or run-time step becomes a count of iterations
+        # (0 for a run-time step of 0, or of the wrong sign for the bounds, as Python's range).
+        counted = negative or _is_tensor(step)
         names, aggregates = self._expand_aggregates(self._carried(node.body, extra_defined=(var,)))
 
         def bind_index(i):
@@ -570,20 +606,19 @@ class CodeGenerator(ast.NodeVisitor):
             carried, inits = self._loop_inits(names, learned)
             lb_t = semantic.cast(to_tensor(lb), index_t)
             ub_t = semantic.cast(to_tensor(ub), index_t)
-            if negative:
-                # for i in range(lb, ub, -s): iterate k over [0, ceil((lb - ub) / s)) and use lb - k*s.
-                s = -step
-                count = semantic.floordiv(semantic.add(semantic.sub(lb_t, ub_t), s - 1), s)
-                count = semantic.maximum(count, semantic.constant(0, index_t))
+            step_t = semantic.cast(to_tensor(step), index_t)
+            if counted:
+                # for i in range(lb, ub, step): iterate k over [0, count) and use lb + k*step
+                count = _trip_count(lb_t, ub_t, step, index_t)
                 lo, hi, st = semantic.constant(0, index_t), count, semantic.constant(1, index_t)
             else:
-                lo, hi, st = lb_t, ub_t, semantic.cast(to_tensor(step), index_t)
+                lo, hi, st = lb_t, ub_t, step_t
             loop = scf.ForOp(lo.handle, hi.handle, st.handle, [v.handle for v in inits])
             before = dict(self.lscope)
             with ir.InsertionPoint(loop.body):
                 iv = tensor(loop.induction_variable, index_t)
-                if negative:
-                    iv = semantic.sub(lb_t, semantic.mul(iv, -step))
+                if counted:
+                    iv = semantic.add(lb_t, semantic.mul(iv, step_t))
                 bind_index(iv)
                 for n, arg, init in zip(carried, loop.inner_iter_args, inits):
                     self.lscope[n] = tensor(arg, init.dtype, init.shape)
@@ -892,6 +927,28 @@ def _tail_returns(stmts: list) -> list:
 
 
 _MISSING = _Missing()
+
+
+def _trip_count(lb: tensor, ub: tensor, step, index_t) -> tensor:
+    """Iterations of range(lb, ub, step) for a negative compile-time step or a run-time one (of
+    either sign; none for 0): ceil(distance / |step|) in the step's direction, at least 0. `//`
+    truncates toward zero (C, as Triton), which rounds the non-positive distances it may see up
+    to at most 0."""
+    zero, one = semantic.constant(0, index_t), semantic.constant(1, index_t)
+
+    def ceil_div(distance, size):
+        return semantic.floordiv(semantic.add(distance, semantic.sub(size, one)), size)
+
+    if not _is_tensor(step):  # negative
+        count = ceil_div(semantic.sub(lb, ub), semantic.constant(-step, index_t))
+    else:
+        step = semantic.cast(step, index_t)
+        up = semantic.compare("gt", step, zero)
+        down = semantic.compare("lt", step, zero)
+        size = semantic.where(up, step, semantic.where(down, semantic.neg(step), one))
+        distance = semantic.where(up, semantic.sub(ub, lb), semantic.where(down, semantic.sub(lb, ub), zero))
+        count = ceil_div(distance, size)
+    return semantic.maximum(count, zero)
 
 
 def _same_constant(a, b) -> bool:

@@ -94,11 +94,15 @@ class JITFunction:
 
     @property
     def cache_key(self) -> str:
-        """Hash of the source of this function and of every @jit function it calls."""
+        """Hash of the source of this function and of every @jit function it calls, and of where each
+        lies: the compiled kernel carries file:line locations (device_assert's and device_print's
+        messages, diagnostics), which a kernel copied to another file or moved must not inherit."""
         if self._cache_key is None:
             h = hashlib.sha256(VERSION.encode())
             for dep in self._dependencies():
                 h.update(dep.__qualname__.encode())
+                code = dep.fn.__code__
+                h.update(f"{code.co_filename}:{code.co_firstlineno}".encode())
                 try:
                     h.update(inspect.getsource(dep.fn).encode())
                 except (OSError, TypeError):
