@@ -137,6 +137,18 @@ def cumsum_kernel(x_ptr, out_ptr, rev_ptr, N, BLOCK: tl.constexpr):
 
 
 @tilec.jit
+def scan_rows_kernel(x_ptr, sum_ptr, prod_ptr, cube_ptr, M: tl.constexpr, N: tl.constexpr):
+    """Scans along the last axis of 2-D and 3-D blocks (each column of the result is its own slice)."""
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(sum_ptr + offs, tl.cumsum(x, axis=1, reverse=True))
+    tl.store(prod_ptr + offs, tl.cumprod(x, axis=1))
+    cube = tl.reshape(x, (2, M // 2, N))
+    offs3 = tl.reshape(offs, (2, M // 2, N))
+    tl.store(cube_ptr + offs3, tl.associative_scan(cube, 2, running_max))
+
+
+@tilec.jit
 def dot_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
 ):
@@ -575,6 +587,19 @@ def _(launch, rng):
     out, rev = np.zeros(N, np.int32), np.zeros(N, np.int32)
     launch(cumsum_kernel, (1,), x, out, rev, N, BLOCK=128)
     return [(out, np.cumsum(x), 0, 0), (rev, np.cumsum(x[::-1])[::-1], 0, 0)]
+
+
+@case("scan_last_axis_2d_3d")
+def _(launch, rng):
+    M, N = 8, 16
+    x = (rng.random((M, N)) + 0.5).astype(np.float32)
+    sums, prods, cube = (np.zeros((M, N), np.float32) for _ in range(3))
+    launch(scan_rows_kernel, (1,), x, sums, prods, cube, M=M, N=N)
+    return [
+        (sums, np.cumsum(x[:, ::-1], 1)[:, ::-1], 1e-5, 0),
+        (prods, np.cumprod(x, 1), 1e-5, 0),
+        (cube, np.maximum.accumulate(x, 1), 0, 0),
+    ]
 
 
 @case("dot_fp32_masked_k_tail", "dot")

@@ -11,6 +11,7 @@ from .cpu_atomics import CpuAtomicsPass
 from .cpu_expand_maps import CpuExpandMapsPass
 from .cpu_grid import CpuGridPass
 from .cpu_safe_division import CpuSafeDivisionPass
+from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .hoist_loads import HoistLoadsPass
@@ -35,6 +36,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuAtomicsPass,
         CpuVectorizeDotsPass,
         CpuWidenBoolBuffersPass,
+        CpuStridedCopiesPass,
         TensorMapParamsPass,
         VerifyPass,
     )

@@ -29,7 +29,7 @@ BUFFERIZE = (
     "linalg-fuse-elementwise-ops,tile-cpu-vectorize-dots,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
-    "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers"
+    "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers,tile-cpu-strided-copies"
 )
 # convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
 # stack buffer allocated inside the loops, which grows the stack every iteration.

@@ -115,7 +115,17 @@ class Launcher:
 
     def __init__(self, kernel, path: str | None = None):
         self.kernel = kernel
-        self.library = load_library(kernel.asm.get("so") if path is None else None, path)
+        try:
+            self.library = load_library(kernel.asm.get("so") if path is None else None, path)
+        except OSError as e:
+            # A library tilec built that does not load (an undefined symbol of a runtime library
+            # the lowering called) is tilec's fault, not the kernel's: say so instead of ctypes'
+            # traceback.
+            raise RuntimeError(
+                f"tilec: the CPU target's library for kernel '{kernel.name}' does not load ({e}); this is "
+                "a bug in tilec's CPU lowering: please report it with the kernel (TILEC_TARGET=interpreter "
+                "runs it meanwhile)"
+            ) from None
         self._callbacks = _print_callbacks(kernel.metadata.get("prints", []))
         for name, callback in self._callbacks.items():
             try:
