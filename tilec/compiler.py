@@ -219,6 +219,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
                 kernel = cache.load(key)
             if kernel is not None:
                 return kernel
+        from .analysis.written_args import written_arguments
         from .python import codegen
 
         with timed("tile", name):
@@ -233,6 +234,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
             options=options,
         )
         kernel.metadata["divisibility"] = [specs[n][2].get("tile.divisibility", 1) for n in arg_names]
+        kernel.metadata["written_args"] = written_arguments(module, name)
         kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)
         if target == INTERPRETER:
             _prepare_interpreter(kernel, module)
@@ -249,14 +251,18 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
 
 def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
     from .python.interpreter import Memory, Program
+    from .targets.cpu.runtime import read_only_message
 
     program = Program(module)
+    written = set(kernel.metadata.get("written_args", ()))
 
     def launch(grid, args):
         memory = Memory()
         values = []
-        for t, v in zip(kernel.arg_types, args):
+        for i, (t, v) in enumerate(zip(kernel.arg_types, args)):
             if t.is_ptr():
+                if i in written and not getattr(getattr(v, "flags", None), "writeable", True):  # NumPy
+                    raise ValueError(read_only_message(kernel, i))
                 values.append(memory.add(arrays.host_view(v)))
             else:
                 values.append(v)

@@ -239,3 +239,67 @@ def test_debug_env_shows_internal_traceback(monkeypatch):
     with pytest.raises(tilec.CompilationError) as info:
         non_power_of_two[(1,)](np.zeros(16, np.float32), BLOCK=12)
     assert info.value.__traceback__ is not None
+
+
+@tilec.jit
+def scale_into(x_ptr, table_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    out = out_ptr
+    for _ in range(2):  # the written pointer reaches the store through a loop-carried value
+        out = tl.where(n > 0, out, out_ptr)
+    tl.store(out + offs, x * tl.load(table_ptr), mask=offs < n)
+    tl.atomic_add(table_ptr + 1, 1.0)
+
+
+def _read_only(values) -> np.ndarray:
+    a = np.array(values, np.float32)
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("target", ["cpu", "interpreter"])
+def test_read_only_array_written_by_the_kernel_is_refused(target, monkeypatch):
+    """A read-only array bound to a pointer the kernel stores through is refused before the launch: a
+    broadcast view (4 bytes behind 8 elements) there had the kernel write past its memory, and glibc
+    then aborted the process ("double free or corruption"); the interpreter wrote into it. Read-only
+    inputs stay accepted."""
+    if target == "interpreter":
+        monkeypatch.setenv("TILEC_INTERPRET", "1")
+    x = _read_only(np.full(8, 2.0))  # read-only, and only read: fine
+    table = np.array([3.0, 0.0], np.float32)
+    out = np.zeros(8, np.float32)
+    scale_into[(1,)](x, table, out, 8, BLOCK=8)
+    np.testing.assert_array_equal(out, np.full(8, 6.0, np.float32))
+    assert table[1] == 1.0
+    for position, name in [(2, "out_ptr"), (1, "table_ptr")]:
+        args = [x, table, out]
+        args[position] = _read_only(args[position])
+        with pytest.raises(
+            ValueError, match=f"argument '{name}' is a read-only array.*stores through '{name}'"
+        ):
+            scale_into[(1,)](*args, 8, BLOCK=8)
+
+
+@tilec.jit(noinline=True)
+def store_one(p, v):
+    tl.store(p, v)
+
+
+@tilec.jit
+def writes_through_loops_and_calls(a_ptr, b_ptr, c_ptr, d_ptr, n):
+    q = b_ptr
+    i = 0
+    while i < n:
+        q = q + 1
+        i += 1
+    store_one(c_ptr + 1, tl.load(a_ptr))
+    if n > 3:
+        tl.store(q, tl.load(d_ptr))
+
+
+def test_written_arguments_are_traced_through_loops_branches_and_calls():
+    compiled = tilec.compile(
+        writes_through_loops_and_calls, signature="*fp32,*fp32,*fp32,*fp32,i32", target="cpu"
+    )
+    assert compiled.metadata["written_args"] == [1, 2]  # b (a while loop's pointer), c (a call's store)

@@ -108,6 +108,15 @@ _GRID_CTYPES = [
 HOOK_PREFIX = "__tilec_hook_mlir_ciface_"  # see cpu/compiler.py llvm_ir()
 
 
+def read_only_message(kernel, index: int) -> str:
+    name = kernel.arg_names[index]
+    return (
+        f"{kernel.name}: argument '{name}' is a read-only array (a broadcast view, a buffer of bytes, a "
+        f"read-only memory map...), but the kernel stores through '{name}': pass a writable array "
+        "(np.array(x) copies it)"
+    )
+
+
 class Launcher:
     """Calls the compiled grid function `name(args..., begin, end, gx, gy, gz, status)` of a kernel's
     shared library; ctypes releases the GIL during the call, so calls from several threads run in
@@ -138,6 +147,7 @@ class Launcher:
         self.fn.restype = None
         self.arg_types = kernel.arg_types
         self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
+        self.written = set(kernel.metadata.get("written_args", ()))
         self.cores = os.cpu_count() or 1
 
     def __call__(self, grid, args):
@@ -145,7 +155,10 @@ class Launcher:
         for i in self.pointers:
             v = values[i]
             if type(v) is np.ndarray:  # the common case, without the generic description
-                values[i] = v.__array_interface__["data"][0]
+                address, read_only = v.__array_interface__["data"]
+                if read_only and i in self.written:
+                    raise ValueError(read_only_message(self.kernel, i))
+                values[i] = address
                 continue
             info = arrays.describe(v)
             if info is None or info.device != "cpu":
