@@ -299,20 +299,56 @@ def _value_key(v):
     data_ptr = getattr(v, "data_ptr", None)
     if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
         return (v.dtype, v.get_device(), data_ptr() % 16 == 0)
+    if t in _DESCRIPTOR_TYPES or (t not in _NOT_DESCRIPTORS and _is_descriptor_type(v)):
+        return _descriptor_key(v)
     info = arrays.describe(v)
     if info is not None:
         return (info.dtype, info.device, info.device_index, info.address % 16 == 0)
-    if tensor_descriptor.is_descriptor(v):
-        # every part is in the key, and whether offsets need 64 bits; a descriptor the checks would
-        # refuse takes the slow path (which raises)
-        if not tensor_descriptor.valid_strides(v):
-            return None
-        keys = [_value_key(p) for p in [v.base, *v.shape, *v.strides]]
-        if None in keys:
-            return None
-        wide = tensor_descriptor.wide_offsets(v.shape, v.strides)
-        return ("desc", tuple(v.block_shape), getattr(v, "padding", "zero"), wide, *keys)
     return None
+
+
+_DESCRIPTOR_TYPES: set = set()  # classes seen to be tensor descriptors (tilec's, Triton's, ...)
+_NOT_DESCRIPTORS: set = set()
+_DESCRIPTOR_GEOMETRY: dict = {}  # (shape, strides, block, padding, element size) -> its key part, or None
+
+
+def _is_descriptor_type(v) -> bool:
+    found = tensor_descriptor.is_descriptor(v)
+    (_DESCRIPTOR_TYPES if found else _NOT_DESCRIPTORS).add(type(v))
+    return found
+
+
+def _descriptor_key(v):
+    """A descriptor's share of the launch key: its base array's key and its geometry, which decides
+    the specialization of its shape and stride parts (as plain int arguments), the 64-bit offsets and
+    whether the checks pass. Geometry seen before is looked up, not recomputed: launches usually
+    build new descriptors of the same tensors each time. None: take the slow path (which raises
+    where the checks fail)."""
+    base = v.base
+    geometry = (
+        tuple(v.shape),
+        tuple(v.strides),
+        tuple(v.block_shape),
+        getattr(v, "padding", "zero"),
+        base.element_size() if hasattr(base, "element_size") else getattr(base, "itemsize", 0),
+    )
+    try:
+        part = _DESCRIPTOR_GEOMETRY[geometry]
+    except KeyError:
+        part = None
+        if tensor_descriptor.valid_strides(v):
+            dims = [_value_key(d) for d in (*geometry[0], *geometry[1])]
+            if None not in dims:
+                part = (geometry[2], geometry[3], tensor_descriptor.wide_offsets(v.shape, v.strides), *dims)
+        if len(_DESCRIPTOR_GEOMETRY) > 4096:
+            _DESCRIPTOR_GEOMETRY.clear()
+        _DESCRIPTOR_GEOMETRY[geometry] = part
+    except TypeError:  # unhashable parts (lists of tensors...): the slow path says what is wrong
+        return None
+    base_key = _value_key(base)
+    if part is None or base_key is None:
+        return None
+    return ("desc", base_key, part)
 
 
 def _bound_value(bound: dict, kernel_arg: str):
