@@ -1,6 +1,7 @@
 """Launch-overhead benchmark (not a test): host microseconds per launch of a tiny kernel, launches
 back to back without synchronizing, for tilec (JIT launch, and an AOT-loaded kernel), Triton, a torch
-add, and a plain cuda-python cuLaunchKernel of the same cubin; on the CPU, tilec's CPU target.
+add, and a plain cuda-python cuLaunchKernel of the same cubin; on the CPU, tilec's CPU target. The
+"3_descriptors" rows launch a kernel taking three tensor descriptors ("_built": built at every launch).
 
     python bench/launch_overhead.py [--device cuda|cpu] [--json out.json]
 """
@@ -28,6 +29,19 @@ def tiny_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@tilec.jit
+def descriptor_kernel(a, b, c, BM: tl.constexpr, BK: tl.constexpr):
+    c.store([0, 0], a.load([0, 0]) + b.load([0, 0]))
+
+
+def descriptor_launch(module, cls, a, b, c):
+    """Three tensor descriptors built at every launch, as the attention benchmark's launches do."""
+    descs = [cls.from_tensor(t, [16, 64]) for t in (a, b, c)]
+    return lambda: module[(1,)](*descs, BM=16, BK=64), lambda: module[(1,)](
+        *[cls.from_tensor(t, [16, 64]) for t in (a, b, c)], BM=16, BK=64
+    )
 
 
 def per_launch_us(fn, sync, n=500, rounds=40) -> float:
@@ -81,6 +95,10 @@ def cuda_rows() -> dict:
     except ImportError:
         pass
     rows["torch_add"] = per_launch_us(lambda: torch.add(x, y, out=o), sync)
+    a, b, c = (torch.randn(256, 64, device=dev, dtype=torch.float16) for _ in range(3))
+    built, building = descriptor_launch(descriptor_kernel, tilec.TensorDescriptor, a, b, c)
+    rows["tilec_3_descriptors"] = per_launch_us(built, sync)
+    rows["tilec_3_descriptors_built"] = per_launch_us(building, sync)
     # A plain cuda-python launch of tilec's cubin: the floor of any Python launch path through it.
     launcher = compiled._launcher
     fn = launcher.functions[0][0]
@@ -120,6 +138,10 @@ def cpu_rows() -> dict:
         lambda: compiled.launch((1, 1, 1), [x, y, o, 16]), lambda: None
     )
     rows["numpy_add"] = per_launch_us(lambda: np.add(x, y, out=o), lambda: None)
+    a, b, c = (np.ones((256, 64), np.float32) for _ in range(3))
+    built, building = descriptor_launch(descriptor_kernel, tilec.TensorDescriptor, a, b, c)
+    rows["tilec_cpu_3_descriptors"] = per_launch_us(built, lambda: None, n=2000)
+    rows["tilec_cpu_3_descriptors_built"] = per_launch_us(building, lambda: None, n=2000)
     return rows
 
 
