@@ -149,6 +149,15 @@ def scan_rows_kernel(x_ptr, sum_ptr, prod_ptr, cube_ptr, M: tl.constexpr, N: tl.
 
 
 @tilec.jit
+def where_pointers_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """tl.where choosing between two tensors of pointers (and between two scalar pointers)."""
+    offs = tl.arange(0, BLOCK)
+    src = tl.where(offs % 3 == 0, x_ptr + offs, y_ptr + (BLOCK - 1 - offs))
+    base = tl.where(n > 0, out_ptr, x_ptr)
+    tl.store(base + offs, tl.load(src, mask=offs < n, other=-1.0), mask=offs < BLOCK)
+
+
+@tilec.jit
 def dot_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
 ):
@@ -600,6 +609,17 @@ def _(launch, rng):
         (prods, np.cumprod(x, 1), 1e-5, 0),
         (cube, np.maximum.accumulate(x, 1), 0, 0),
     ]
+
+
+@case("where_on_pointers")
+def _(launch, rng):
+    B, n = 64, 50
+    x, y = rng.random(B, dtype=np.float32), rng.random(B, dtype=np.float32)
+    out = np.zeros(B, np.float32)
+    launch(where_pointers_kernel, (1,), x, y, out, n, BLOCK=B)
+    offs = np.arange(B)
+    expected = np.where(offs % 3 == 0, x, y[::-1])
+    return [(out, np.where(offs < n, expected, -1.0).astype(np.float32), 0, 0)]
 
 
 @case("dot_fp32_masked_k_tail", "dot")

@@ -238,11 +238,14 @@ def _elementwise_op(op: ir.Operation) -> None:
     shape = tile.shape_of(result_t)
     attrs = {name: op.attributes[name] for name in op.attributes}
     name = op.name
+    elem = tile.element_of(result_t)
+    if tile.is_ptr(elem):  # tl.where on tensors of pointers: a select of i64 addresses
+        elem = _i64()
 
     def body(scalars):
-        return _scalar_op(name, tile.element_of(result_t), scalars, attrs)
+        return _scalar_op(name, elem, scalars, attrs)
 
-    _replace(op, elementwise(list(op.operands), shape, tile.element_of(result_t), body))
+    _replace(op, elementwise(list(op.operands), shape, elem, body))
 
 
 def _scalar_op(name, result_t, operands, attrs) -> ir.Value:

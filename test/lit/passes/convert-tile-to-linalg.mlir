@@ -68,3 +68,16 @@ func.func @dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf3
   %0 = "tile.dot"(%a, %b, %c) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
   return %0 : tensor<16x16xf32>
 }
+
+// -----
+
+// tl.where between tensors of pointers selects i64 addresses.
+// CHECK-LABEL: func.func @select_pointers(%arg0: i64, %arg1: i64, %arg2: tensor<8xi8>) -> tensor<8xi64>
+// CHECK: linalg.generic {{.*}} ins(%arg2, %{{.*}}, %{{.*}} : tensor<8xi8>, tensor<8xi64>, tensor<8xi64>) outs(%{{.*}} : tensor<8xi64>)
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+func.func @select_pointers(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %c: tensor<8xi1>) -> tensor<8x!tile.ptr<f32>> {
+  %ps = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<8x!tile.ptr<f32>>
+  %qs = "tile.splat"(%q) : (!tile.ptr<f32>) -> tensor<8x!tile.ptr<f32>>
+  %s = arith.select %c, %ps, %qs : tensor<8xi1>, tensor<8x!tile.ptr<f32>>
+  return %s : tensor<8x!tile.ptr<f32>>
+}
