@@ -158,6 +158,25 @@ def where_pointers_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @tilec.jit
+def or_combine(x, y):
+    return x | y
+
+
+@tilec.jit
+def bool_logic_kernel(x_ptr, y_ptr, pair_ptr, red_ptr, sum_ptr, any_ptr, N: tl.constexpr):
+    """Booleans as Triton has them (true is 1, compared and ordered unsigned): comparisons, min/max,
+    reductions and scans of boolean blocks."""
+    offs = tl.arange(0, N)
+    a = tl.load(x_ptr + offs) > 0.5
+    b = tl.load(y_ptr + offs) > 0.5
+    pair = (a < b).to(tl.int32) + 2 * (a > b).to(tl.int32) + 4 * tl.maximum(a, b).to(tl.int32)
+    tl.store(pair_ptr + offs, pair + 8 * tl.minimum(a, b).to(tl.int32))
+    tl.store(red_ptr, tl.max(a, axis=0).to(tl.int32) + 2 * tl.min(a, axis=0).to(tl.int32))
+    tl.store(sum_ptr + offs, tl.cumsum(a.to(tl.int32), axis=0))
+    tl.store(any_ptr + offs, tl.associative_scan(a, 0, or_combine).to(tl.int32))
+
+
+@tilec.jit
 def dot_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
 ):
@@ -620,6 +639,23 @@ def _(launch, rng):
     offs = np.arange(B)
     expected = np.where(offs % 3 == 0, x, y[::-1])
     return [(out, np.where(offs < n, expected, -1.0).astype(np.float32), 0, 0)]
+
+
+@case("bool_compare_minmax_reduce_scan")
+def _(launch, rng):
+    N = 64
+    x, y = rng.random(N, dtype=np.float32), rng.random(N, dtype=np.float32)
+    x[:5] = 0.0  # the or-scan starts false
+    pair, red, sums, anys = (np.zeros(n, np.int32) for n in (N, 1, N, N))
+    launch(bool_logic_kernel, (1,), x, y, pair, red, sums, anys, N=N)
+    a, b = x > 0.5, y > 0.5
+    expected = (a < b) + 2 * (a > b) + 4 * np.maximum(a, b) + 8 * np.minimum(a, b)
+    return [
+        (pair, expected.astype(np.int32), 0, 0),
+        (red, np.array([int(a.max()) + 2 * int(a.min())], np.int32), 0, 0),
+        (sums, np.cumsum(a).astype(np.int32), 0, 0),
+        (anys, np.logical_or.accumulate(a).astype(np.int32), 0, 0),
+    ]
 
 
 @case("dot_fp32_masked_k_tail", "dot")

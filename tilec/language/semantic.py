@@ -379,11 +379,18 @@ def truediv(a, b, precise: bool = False) -> tensor:
     return tensor(arith.divf(a.handle, b.handle, fastmath=fast), t, a.shape)
 
 
+def _signed(t: dtype) -> bool:
+    """Signed integer arithmetic (comparisons, min/max, division, >>): not for booleans, whose true is
+    1 (as in Triton, where int1 counts as unsigned): as a signed i1 it is -1, so max(True, False)
+    was False and True < False was true."""
+    return t.is_int_signed() and not t.is_bool()
+
+
 def floordiv(a, b) -> tensor:
     a, b, t = _operands(a, b, div_or_mod=True)
     if t.is_floating():
         raise SemanticError(f"'//' needs integer operands, got {t} (use / and tl.floor... or cast)")
-    op = arith.divsi if t.is_int_signed() else arith.divui
+    op = arith.divsi if _signed(t) else arith.divui
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 
@@ -391,7 +398,7 @@ def mod(a, b) -> tensor:
     a, b, t = _operands(a, b, div_or_mod=True)
     if t.is_floating():
         return tensor(arith.remf(a.handle, b.handle), t, a.shape)
-    op = arith.remsi if t.is_int_signed() else arith.remui
+    op = arith.remsi if _signed(t) else arith.remui
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 
@@ -442,7 +449,7 @@ def shl(a, b) -> tensor:
 
 def shr(a, b) -> tensor:
     a, b, t = _bitwise(a, b, ">>")
-    op = arith.shrsi if t.is_int_signed() else arith.shrui
+    op = arith.shrsi if _signed(t) else arith.shrui
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 
@@ -470,7 +477,7 @@ def compare(pred: str, a, b) -> tensor:
     if t.is_floating():
         h = arith.cmpf(getattr(arith.CmpFPredicate, _FPRED[pred]), a.handle, b.handle)
     else:
-        table = _SPRED if t.is_int_signed() else _UPRED
+        table = _SPRED if _signed(t) else _UPRED
         h = arith.cmpi(getattr(arith.CmpIPredicate, table[pred]), a.handle, b.handle)
     return tensor(h, core.int1, a.shape)
 
@@ -496,7 +503,7 @@ def minimum(a, b, propagate_nan=False) -> tensor:
     if t.is_floating():
         op = arith.minimumf if propagate_nan else arith.minnumf
     else:
-        op = arith.minsi if t.is_int_signed() else arith.minui
+        op = arith.minsi if _signed(t) else arith.minui
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 
@@ -505,7 +512,7 @@ def maximum(a, b, propagate_nan=False) -> tensor:
     if t.is_floating():
         op = arith.maximumf if propagate_nan else arith.maxnumf
     else:
-        op = arith.maxsi if t.is_int_signed() else arith.maxui
+        op = arith.maxsi if _signed(t) else arith.maxui
     return tensor(op(a.handle, b.handle), t, a.shape)
 
 

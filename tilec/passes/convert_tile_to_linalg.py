@@ -594,27 +594,46 @@ def _reduce(op, sizes):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     shape = tile.shape_of(srcs[0].type)
     out_shape = shape[:axis] + shape[axis + 1 :]
-    elems = [tile.element_of(s.type) for s in srcs]
+    elems = _combined_elements(srcs)
     block = op.regions[0].blocks[0]
     scalar = not out_shape
     # A 1-D reduction carries scalars; others carry tensors updated in place by the combiner.
-    accs = [_at(s, axis, _index(0), scalar) for s in srcs]
+    accs = [_operand_at(s, axis, _index(0), scalar) for s in srcs]
     first = 1
     if not scalar and shape[axis] > 1:
         # Start from combine(slice 0, slice 1) in fresh tensors: the loop then updates buffers of its
         # own rather than views of the input.
-        second = [_at(s, axis, _index(1), scalar) for s in srcs]
+        second = [_operand_at(s, axis, _index(1), scalar) for s in srcs]
         accs = _combine_elementwise(block, accs, second, out_shape, elems)
         first = 2
     if shape[axis] > first:
         loop = scf.ForOp(_index(first), _index(shape[axis]), _index(1), accs)
+        if not scalar:
+            _BOOLS.update(arg for arg, acc in zip(loop.inner_iter_args, accs) if acc in _BOOLS)
         with ir.InsertionPoint(loop.body):
-            cur = [_at(s, axis, loop.induction_variable, scalar) for s in srcs]
+            cur = [_operand_at(s, axis, loop.induction_variable, scalar) for s in srcs]
             acc = list(loop.inner_iter_args)
             new = _combine_elementwise(block, acc, cur, out_shape, elems, outs=None if scalar else acc)
             scf.YieldOp(new)
+        if not scalar:
+            _BOOLS.update(r for r, acc in zip(loop.results, accs) if acc in _BOOLS)
         accs = list(loop.results)
     _replace(op, accs)
+
+
+def _combined_elements(srcs) -> list:
+    """The element type the combiner sees for each source: i1 for boolean tensors (carried as i8)."""
+    return [_i1() if s in _BOOLS else tile.element_of(s.type) for s in srcs]
+
+
+def _operand_at(src: ir.Value, axis: int, k: ir.Value, scalar: bool) -> ir.Value:
+    """_at for a combiner's operand: a boolean element as i1, a boolean slice still known as one."""
+    v = _at(src, axis, k, scalar)
+    if src in _BOOLS:
+        if scalar:
+            return arith.trunci(_i1(), v)
+        _BOOLS.add(v)
+    return v
 
 
 def _accumulate(block, rhs: list[ir.Value], accs: list[ir.Value], shape) -> list[ir.Value]:
@@ -631,10 +650,14 @@ def _accumulate(block, rhs: list[ir.Value], accs: list[ir.Value], shape) -> list
     elems = [tile.element_of(v.type) for v in [*rhs, *accs]]
     body = generic.regions[0].blocks.append(*elems)
     with ir.InsertionPoint(body):
-        args = list(body.arguments)
+        args = [arith.trunci(_i1(), a) if v in _BOOLS else a for a, v in zip(body.arguments, [*rhs, *accs])]
         n = len(rhs)
         results = clone_combiner(block, args[n:], args[:n])
+        results = [
+            arith.extui(acc.type.element_type, r) if acc in _BOOLS else r for r, acc in zip(results, accs)
+        ]
         linalg.YieldOp(results)
+    _BOOLS.update(r for r, acc in zip(generic.results, accs) if acc in _BOOLS)
     return list(generic.results)
 
 
@@ -652,7 +675,7 @@ def _scan(op, sizes):
     shape = tile.shape_of(srcs[0].type)
     n = shape[axis]
     out_shape = shape[:axis] + shape[axis + 1 :]
-    elems = [tile.element_of(s.type) for s in srcs]
+    elems = _combined_elements(srcs)
     block = op.regions[0].blocks[0]
     if n == 1:
         _replace(op, srcs)
@@ -668,15 +691,18 @@ def _scan(op, sizes):
             k = i
             prev = arith.subi(k, _index(1))
         outs = list(loop.inner_iter_args)
+        _BOOLS.update(o for o, s in zip(outs, srcs) if s in _BOOLS)
         scalar = not out_shape
-        lhs = [_at(o, axis, prev, scalar) for o in outs]
-        rhs = [_at(s, axis, k, scalar) for s in srcs]
+        lhs = [_operand_at(o, axis, prev, scalar) for o in outs]
+        rhs = [_operand_at(s, axis, k, scalar) for s in srcs]
         new = _combine_elementwise(block, lhs, rhs, out_shape, elems)
         if scalar:
+            new = [arith.extui(s.type.element_type, v) if s in _BOOLS else v for v, s in zip(new, srcs)]
             updated = [tensor.InsertOp(v, o, [k]).result for v, o in zip(new, outs)]
         else:
             updated = [_insert_slice(v, o, axis, k) for v, o in zip(new, outs)]
         scf.YieldOp(updated)
+    _BOOLS.update(r for r, s in zip(loop.results, srcs) if s in _BOOLS)
     _replace(op, list(loop.results))
 
 

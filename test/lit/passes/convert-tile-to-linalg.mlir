@@ -81,3 +81,21 @@ func.func @select_pointers(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %c: tensor<8x
   %s = arith.select %c, %ps, %qs : tensor<8xi1>, tensor<8x!tile.ptr<f32>>
   return %s : tensor<8x!tile.ptr<f32>>
 }
+
+// -----
+
+// Booleans travel as i8; the combiner sees i1 (a reduction of a 2-D boolean block, in place).
+// CHECK-LABEL: func.func @reduce_bools(%arg0: tensor<4x8xi8>) -> tensor<8xi8>
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK: arith.trunci %{{.*}} : i8 to i1
+// CHECK: arith.maxui %{{.*}}, %{{.*}} : i1
+// CHECK: arith.extui %{{.*}} : i1 to i8
+func.func @reduce_bools(%x: tensor<4x8xi1>) -> tensor<8xi1> {
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: i1, %b: i1):
+    %c = arith.maxui %a, %b : i1
+    gpu.yield %c : i1
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xi1>) -> tensor<8xi1>
+  return %0 : tensor<8xi1>
+}
