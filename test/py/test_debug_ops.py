@@ -12,6 +12,7 @@ def printing(x_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, BLOCK))
     tl.device_print("x: ", x)
     tl.device_print("i: ", tl.arange(0, BLOCK) * 2, hex=True)
+    tl.device_print("y", x + 1)  # Triton's shape of a prefix: "y" prints as "y: "
 
 
 @tilec.jit(debug=True)
@@ -23,8 +24,9 @@ def checking(x_ptr, BLOCK: tl.constexpr):
 def test_device_print(target, capfd):
     printing[(2,)](np.arange(4, dtype=np.float32), BLOCK=4)
     lines = sorted(capfd.readouterr().out.splitlines())
-    assert len(lines) == 16
+    assert len(lines) == 24
     assert "pid (1, 0, 0) idx (3,) x: 3.0" in lines
+    assert "pid (1, 0, 0) idx (3,) y: 4.0" in lines
     assert "pid (0, 0, 0) idx (2,) i: 0x4" in lines
 
 

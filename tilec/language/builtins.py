@@ -928,6 +928,12 @@ def device_print(prefix, *args, hex=False):
     """
     if not isinstance(prefix, str):
         raise SemanticError("tl.device_print: the first argument must be a string prefix")
+    if args:  # as Triton shapes it: "x" prints as "x: 1.0" ("pid (0, 0, 0) idx (3,) x: 1.0")
+        prefix = prefix.lstrip(" ")
+        if not prefix.endswith(" "):
+            prefix += " "
+        if not prefix.endswith(": "):
+            prefix = prefix[:-1] + ": "
     if not args:
         tile.print_(prefix)
     for i, a in enumerate(args):
