@@ -107,6 +107,9 @@ def test_missing_function_is_named():
         ("special_functions", "*fp32,*fp32"),
         ("bessel_functions", "*fp32,*fp32"),
         ("inverse_erfc", "*fp32,*fp32"),
+        ("integer_bits", "*i32,*i32,*i64,*i32,*i64"),
+        ("conversions", "*fp32,*fp64,*i32,*i64,*fp32"),
+        ("float_helpers", "*fp32,*fp32,*i32,*fp32,*i32"),
     ],
 )
 def test_gpu_code_calls_no_vendor_library(kernel, signature):
@@ -597,3 +600,173 @@ def test_erfcinv_and_normcdfinv(target):
         np.testing.assert_allclose(
             got, expected.astype(np.float32), rtol=3e-7, atol=0, equal_nan=True, err_msg=name
         )
+
+
+# -- integer bits, reinterpretation, conversions with rounding modes, float helpers ---------------
+
+
+@tilec.jit
+def integer_bits(x_ptr, y_ptr, w_ptr, out_ptr, wide_out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)  # int32
+    y = tl.load(y_ptr + offs)
+    w = tl.load(w_ptr + offs)  # int64
+    results = [
+        libdevice.popc(x), libdevice.clz(x), libdevice.ffs(x), libdevice.brev(x), libdevice.mulhi(x, y),
+        libdevice.mul24(x, y), libdevice.hadd(x, y), libdevice.rhadd(x, y), libdevice.abs(x),
+        libdevice.sad(x, y, 7).to(tl.int32, bitcast=True), libdevice.popc(w), libdevice.clz(w), libdevice.ffs(w),
+    ]  # fmt: skip
+    for i in tl.static_range(len(results)):
+        tl.store(out_ptr + i * N + offs, results[i])
+    tl.store(wide_out_ptr + offs, libdevice.brev(w))
+
+
+def _brev(v, width):
+    return int(format(v & ((1 << width) - 1), f"0{width}b")[::-1], 2)
+
+
+def test_integer_bit_functions(target):
+    rng = np.random.default_rng(7)
+    x = rng.integers(-(2**31), 2**31, 64).astype(np.int32)
+    y = rng.integers(-(2**31), 2**31, 64).astype(np.int32)
+    w = rng.integers(-(2**63), 2**63, 64, dtype=np.int64)
+    x[:6] = [0, 1, -1, 2**31 - 1, -(2**31), 1 << 20]
+    y[:6] = [5, -1, -1, 2**31 - 1, -(2**31), 3]
+    w[:3] = [0, -1, 1 << 40]
+    out, wide = np.zeros(13 * 64, np.int32), np.zeros(64, np.int64)
+    integer_bits[(1,)](x, y, w, out, wide, N=64)
+    got = out.reshape(13, 64)
+
+    def low24(v):
+        v = v & 0xFFFFFF
+        return v - (1 << 24) if v & 0x800000 else v
+
+    for i, (a, b, c) in enumerate(zip(x.tolist(), y.tolist(), w.tolist())):
+        ua, uc = a & 0xFFFFFFFF, c & (2**64 - 1)
+        expected = [
+            bin(ua).count("1"), 32 - ua.bit_length(), (ua & -ua).bit_length(), _brev(a, 32),
+            (a * b) >> 32, low24(a) * low24(b), (a + b) >> 1, (a + b + 1) >> 1, abs(a),
+            abs(a - b) + 7, bin(uc).count("1"), 64 - uc.bit_length(), (uc & -uc).bit_length(),
+        ]  # fmt: skip
+        wrapped = [
+            np.int64(v).astype(np.int32) if -(2**63) <= v < 2**63 else np.int32(v & 0xFFFFFFFF)
+            for v in expected
+        ]
+        wrapped = [np.array(v & 0xFFFFFFFF, np.uint32).view(np.int32) for v in expected]
+        assert [int(g) for g in got[:, i]] == [int(v) for v in wrapped], (i, a, b, c)
+        assert int(wide[i]) == np.array(_brev(c, 64), np.uint64).view(np.int64), (i, c)
+
+
+@tilec.jit
+def conversions(f_ptr, d_ptr, i_out_ptr, l_out_ptr, bits_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    f = tl.load(f_ptr + offs)
+    d = tl.load(d_ptr + offs)
+    ints = [libdevice.float2int_rn(f), libdevice.float2int_rz(f), libdevice.float2int_rd(f),
+            libdevice.float2int_ru(f), libdevice.double2int_rn(d),
+            libdevice.float2uint_rz(f).to(tl.int32, bitcast=True), libdevice.float_as_int(f)]  # fmt: skip
+    for i in tl.static_range(len(ints)):
+        tl.store(i_out_ptr + i * N + offs, ints[i])
+    longs = [libdevice.double2ll_rd(d), libdevice.float2ll_ru(f), libdevice.llrint(f), libdevice.llround(f),
+             libdevice.double_as_longlong(d)]  # fmt: skip
+    for i in tl.static_range(len(longs)):
+        tl.store(l_out_ptr + i * N + offs, longs[i])
+    tl.store(bits_ptr + offs, libdevice.int_as_float(libdevice.float_as_int(f)))
+    tl.store(
+        bits_ptr + N + offs, libdevice.longlong_as_double(libdevice.double_as_longlong(d)).to(tl.float32)
+    )
+
+
+def _saturated(values, dtype):
+    info = np.iinfo(dtype)
+    values = np.where(np.isnan(values), 0, values)
+    return np.clip(values, info.min, info.max).astype(np.float64)
+
+
+def test_conversions_with_rounding_modes(target):
+    f = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.7, 3.2, 1e10, -1e10, np.nan, np.inf, -np.inf, 7.0, -0.0,
+                  2147483520.0, -2147483648.0], np.float32)  # fmt: skip
+    d = f.astype(np.float64) * 3.3
+    ints, longs = np.zeros(7 * 16, np.int32), np.zeros(5 * 16, np.int64)
+    bits = np.zeros(32, np.float32)
+    conversions[(1,)](f, d, ints, longs, bits, N=16)
+    ints, longs = ints.reshape(7, 16), longs.reshape(5, 16)
+    f64 = f.astype(np.float64)
+    for row, expected in zip(
+        ints[:5], [np.rint(f64), np.trunc(f64), np.floor(f64), np.ceil(f64), np.rint(d)]
+    ):
+        np.testing.assert_array_equal(row, _saturated(expected, np.int32))
+    np.testing.assert_array_equal(ints[5].view(np.uint32), _saturated(np.trunc(f64), np.uint32))
+    np.testing.assert_array_equal(ints[6], f.view(np.int32))
+    np.testing.assert_array_equal(longs[0], _saturated(np.floor(d), np.int64))
+    np.testing.assert_array_equal(longs[1], _saturated(np.ceil(f64), np.int64))
+    finite = np.isfinite(f)
+    np.testing.assert_array_equal(longs[2][finite], np.rint(f64)[finite])
+    np.testing.assert_array_equal(
+        longs[3][finite], np.sign(f64[finite]) * np.floor(np.abs(f64[finite]) + 0.5)
+    )
+    np.testing.assert_array_equal(longs[4], d.view(np.int64))
+    np.testing.assert_array_equal(bits[:16].view(np.int32), f.view(np.int32))
+    np.testing.assert_array_equal(bits[16:], d.astype(np.float32))
+
+
+@tilec.jit
+def float_helpers(x_ptr, y_ptr, n_ptr, out_ptr, int_out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    n = tl.load(n_ptr + offs)
+    results = [x * 0, libdevice.fdim(x, y), libdevice.sinpi(x), libdevice.cospi(x),
+               libdevice.rhypot(x, y), libdevice.norm3d(x, y, n.to(tl.float32)),
+               libdevice.rnorm4d(x, y, x, y), libdevice.rcbrt(x), libdevice.ldexp(x, n),
+               libdevice.logb(x), libdevice.nextafter(x, y), libdevice.abs(x)]  # fmt: skip
+    for i in tl.static_range(len(results)):
+        tl.store(out_ptr + i * N + offs, results[i])
+    tl.store(int_out_ptr + offs, libdevice.ilogb(x))
+
+
+@tilec.jit
+def float_remainder(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, libdevice.fmod(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+
+
+def test_float_helpers(target):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(256) * 10.0 ** rng.integers(-40, 38, 256)).astype(np.float32)
+    y = (rng.standard_normal(256) * 10.0 ** rng.integers(-3, 4, 256)).astype(np.float32)
+    n = rng.integers(-300, 300, 256).astype(np.int32)
+    x[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -3e-39, 1.0, 2.5, -7.25, 3.0, 0.5]
+    y[:12] = [1.0, -2.0, 3.0, 1.0, 2.0, 0.0, 1.0, 1.0, 2.5, np.nan, -np.inf, 0.0]
+    n[:12] = [0, 5, 3, -2, 1, 149, 10, -150, 127, 3, -1, 200]
+    out, ints = np.zeros(12 * 256, np.float32), np.zeros(256, np.int32)
+    float_helpers[(1,)](x, y, n, out, ints, N=256)
+    got = out.reshape(12, 256)
+    x64, y64, n64 = x.astype(np.float64), y.astype(np.float64), n.astype(np.float64)
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(x64)
+        references = [
+            x * 0, np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x64 > y64, x64 - y64, 0.0)),
+            np.where(finite, np.sin(np.pi * np.where(finite, x64 % 2.0, 0)), np.nan),
+            np.where(finite, np.cos(np.pi * np.where(finite, x64 % 2.0, 0)), np.nan),
+            1 / np.hypot(x64, y64), np.sqrt(x64**2 + y64**2 + n64**2), 1 / np.sqrt(2 * x64**2 + 2 * y64**2),
+            1 / np.cbrt(x64), np.ldexp(x64, n), np.where(x == 0, -np.inf, np.where(finite, np.frexp(x64)[1] - 1.0, np.abs(x64))),
+            np.nextafter(x, y), np.abs(x),
+        ]  # fmt: skip
+    for i, (row, ref) in enumerate(zip(got, references)):
+        ref = np.asarray(ref, np.float64).astype(np.float32)
+        if i in (2, 3):  # sin/cos of pi x: absolute error against a float64 reference
+            np.testing.assert_allclose(row, ref, atol=2e-7, rtol=0, err_msg=f"row {i}")
+        elif i in (4, 5, 6, 7):
+            np.testing.assert_allclose(row, ref, rtol=2e-7, atol=0, err_msg=f"row {i}")
+        else:
+            np.testing.assert_array_equal(row, ref, err_msg=f"row {i}")
+    with np.errstate(all="ignore"):
+        expected = np.where(
+            np.isfinite(x64) & (x != 0), np.frexp(x64)[1] - 1, np.where(np.isinf(x), 2**31 - 1, -(2**31))
+        )
+    np.testing.assert_array_equal(ints, expected.astype(np.int32))
+    remainders = np.zeros(256, np.float32)
+    float_remainder[(1,)](x, y, remainders, N=256)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(remainders, np.fmod(x, y))

@@ -14,8 +14,15 @@ polynomials, the far tail by Newton's method on the erfc fit: 3e-7 relative); er
 (Numerical Recipes' erfc fit, relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the
 reflection formula below 1/2) compute in float64 with tilec's own log2 and exp2, as do the Bessel
 functions j0, j1, y0, y1 (Numerical Recipes' fits, ~1e-8 absolute, for |x| < 2^20) and cyl_bessel_i0,
-cyl_bessel_i1 (2e-7 relative). Functions not listed here (jn, yn, ...) are not available: using one is
-a compile error that names it.
+cyl_bessel_i1 (2e-7 relative). Integer bits: popc, clz, ffs, brev (32 and 64 bits), mulhi, mul24,
+hadd, rhadd, sad, abs; reinterpretation: float_as_int, int_as_float, float_as_uint, uint_as_float,
+double_as_longlong, longlong_as_double; float -> integer with a rounding mode ({float,double}2{int,
+uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs' conversions do; NaN -> 0), llrint, llround, and
+exact integer -> float conversions (int2double_rn, ...); exact float helpers: fmod (not on AMD: LLVM
+calls ROCm's library for it), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
+(reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Functions not
+listed here (jn, yn, remainder, the directed-rounding arithmetic add_rz, ...) are not available: using
+one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -893,6 +900,385 @@ cyl_bessel_i1 = _special(
     lambda v: _bessel_i(v, 1),
     "Modified Bessel function of the first kind of order 1 (relative error < 2e-7).",
 )
+
+
+# -- integer bit functions: shifts and masks on the unsigned bits, every target ---------------------
+
+_UNSIGNED_OF = {32: core.uint32, 64: core.uint64}
+_SIGNED_OF = {32: core.int32, 64: core.int64}
+
+
+def _int(x, name: str) -> tensor:
+    x = semantic.to_tensor(x)
+    if not x.dtype.is_int() or x.dtype.is_bool() or x.dtype.primitive_bitwidth not in (32, 64):
+        raise SemanticError(f"libdevice.{name} needs a 32- or 64-bit integer, got {x.dtype}")
+    return x
+
+
+def _bits(x: tensor) -> tensor:
+    """x's bits as the unsigned type of its width (logical shifts from here on)."""
+    return semantic.cast(x, _UNSIGNED_OF[x.dtype.primitive_bitwidth], bitcast=True)
+
+
+def _popcount(u: tensor) -> tensor:
+    """Set bits of unsigned u (SWAR: pairs, nibbles, bytes, then a multiply sums the bytes)."""
+    width = u.dtype.primitive_bitwidth
+    m1, m2, m4 = (int(pattern * (width // 8), 16) for pattern in ("55", "33", "0f"))
+    ones = int("01" * (width // 8), 16)
+    u = semantic.sub(u, semantic.and_(semantic.shr(u, 1), m1))
+    u = semantic.add(semantic.and_(u, m2), semantic.and_(semantic.shr(u, 2), m2))
+    u = semantic.and_(semantic.add(u, semantic.shr(u, 4)), m4)
+    return semantic.cast(semantic.shr(semantic.mul(u, ones), width - 8), core.int32)
+
+
+@builtin
+def popc(x) -> tensor:
+    """The number of bits set in x (int32)."""
+    return _popcount(_bits(_int(x, "popc")))
+
+
+@builtin
+def clz(x) -> tensor:
+    """The number of leading zero bits of x (its width for 0; int32)."""
+    u = _bits(_int(x, "clz"))
+    width = u.dtype.primitive_bitwidth
+    shift = 1
+    while shift < width:  # smear the highest set bit into every lower one
+        u = semantic.or_(u, semantic.shr(u, shift))
+        shift *= 2
+    return semantic.sub(width, _popcount(u))
+
+
+@builtin
+def ffs(x) -> tensor:
+    """The 1-based position of the least significant set bit of x, 0 for x = 0 (int32)."""
+    u = _bits(_int(x, "ffs"))
+    lowest = semantic.and_(u, semantic.sub(semantic.xor_(u, u), u))  # u & -u
+    position = semantic.add(_popcount(semantic.sub(lowest, 1)), 1)
+    return semantic.where(semantic.compare("eq", u, 0), 0, position)
+
+
+@builtin
+def brev(x) -> tensor:
+    """x with its bits in reverse order (same type)."""
+    x = _int(x, "brev")
+    u = _bits(x)
+    width = u.dtype.primitive_bitwidth
+    for shift, pattern in ((1, "55"), (2, "33"), (4, "0f")):
+        mask = int(pattern * (width // 8), 16)
+        u = semantic.or_(
+            semantic.and_(semantic.shr(u, shift), mask), semantic.shl(semantic.and_(u, mask), shift)
+        )
+    shift = 8
+    while shift < width:  # bytes, then halves, then words
+        mask = int(("00" * (shift // 8) + "ff" * (shift // 8)) * (width // (2 * shift)), 16)
+        u = semantic.or_(
+            semantic.and_(semantic.shr(u, shift), mask), semantic.shl(semantic.and_(u, mask), shift)
+        )
+        shift *= 2
+    return semantic.cast(u, x.dtype, bitcast=True)
+
+
+@builtin
+def mulhi(x, y) -> tensor:
+    """The high 32 bits of the 64-bit product of two 32-bit integers (signed or unsigned)."""
+    x, y, t = semantic._operands(_int(x, "mulhi"), _int(y, "mulhi"))
+    if t.primitive_bitwidth != 32:
+        raise SemanticError(f"libdevice.mulhi on {t} is not available in tilec (32-bit integers only)")
+    wide = core.int64 if t.is_int_signed() else core.uint64
+    return semantic.cast(semantic.shr(semantic.mul(semantic.cast(x, wide), semantic.cast(y, wide)), 32), t)
+
+
+@builtin
+def mul24(x, y) -> tensor:
+    """The low 32 bits of the product of the (sign-extended) low 24 bits of two int32."""
+    x, y, t = semantic._operands(_int(x, "mul24"), _int(y, "mul24"))
+
+    def low24(v):
+        return semantic.shr(semantic.shl(semantic.cast(v, core.int32), 8), 8)
+
+    return semantic.cast(semantic.mul(low24(x), low24(y)), t)
+
+
+@builtin
+def hadd(x, y) -> tensor:
+    """(x + y) >> 1 without overflow (rounded down)."""
+    x, y, t = semantic._operands(_int(x, "hadd"), _int(y, "hadd"))
+    return semantic.add(semantic.and_(x, y), semantic.shr(semantic.xor_(x, y), 1))
+
+
+@builtin
+def rhadd(x, y) -> tensor:
+    """(x + y + 1) >> 1 without overflow."""
+    x, y, t = semantic._operands(_int(x, "rhadd"), _int(y, "rhadd"))
+    return semantic.sub(semantic.or_(x, y), semantic.shr(semantic.xor_(x, y), 1))
+
+
+@builtin
+def sad(x, y, z) -> tensor:
+    """|x - y| + z for 32-bit integers (the difference taken without overflow; uint32 result)."""
+    x, y, _ = semantic._operands(_int(x, "sad"), _int(y, "sad"))
+    wide = core.int64 if x.dtype.is_int_signed() else core.uint64
+    a, b = semantic.cast(x, wide), semantic.cast(y, wide)
+    difference = semantic.where(semantic.compare("gt", a, b), semantic.sub(a, b), semantic.sub(b, a))
+    return semantic.add(semantic.cast(difference, core.uint32), semantic.cast(_int(z, "sad"), core.uint32))
+
+
+@builtin
+def abs(x) -> tensor:
+    """|x| for integers and floats."""
+    return semantic.abs_(semantic.to_tensor(x))
+
+
+# -- bit reinterpretation and conversions with a rounding mode ------------------------------------
+
+
+def _bitcast(name: str, src: core.dtype, dst: core.dtype):
+    def function(x) -> tensor:
+        x = semantic.to_tensor(x)
+        if x.dtype != src:
+            raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
+        return semantic.cast(x, dst, bitcast=True)
+
+    function.__name__ = name
+    function.__doc__ = f"The bits of a {src} read as {dst}."
+    return builtin(function)
+
+
+float_as_int = _bitcast("float_as_int", core.float32, core.int32)
+int_as_float = _bitcast("int_as_float", core.int32, core.float32)
+float_as_uint = _bitcast("float_as_uint", core.float32, core.uint32)
+uint_as_float = _bitcast("uint_as_float", core.uint32, core.float32)
+double_as_longlong = _bitcast("double_as_longlong", core.float64, core.int64)
+longlong_as_double = _bitcast("longlong_as_double", core.int64, core.float64)
+
+_ROUNDINGS = {"rn": "roundeven", "rz": "trunc", "rd": "floor", "ru": "ceil"}
+
+
+def _to_integer(name: str, src: core.dtype, dst: core.dtype, mode: str):
+    """float -> integer rounded per `mode`, saturating as the GPUs' cvt does: NaN -> 0, out of range
+    -> the type's least or greatest value (LLVM's own conversion leaves those undefined)."""
+
+    def function(x) -> tensor:
+        x = semantic.to_tensor(x)
+        if x.dtype != src:
+            raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
+        rounded = semantic.cast(_math_op(_ROUNDINGS[mode])(x), core.float64)
+        bits = dst.primitive_bitwidth
+        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if dst.is_int_signed() else (0, 2**bits)
+        too_low = semantic.compare("lt", rounded, float(low))
+        too_high = semantic.compare("ge", rounded, float(high))
+        nan = semantic.compare("ne", rounded, rounded)
+        safe = semantic.where(semantic.logical_or(semantic.logical_or(too_low, too_high), nan), 0.0, rounded)
+        value = semantic.cast(safe, dst)
+        value = semantic.where(too_low, semantic.to_tensor(low, dst), value)
+        return semantic.where(too_high, semantic.to_tensor(high - 1, dst), value)
+
+    function.__name__ = name
+    function.__doc__ = (
+        f"{src} -> {dst}, rounded {dict(rn='to nearest even', rz='toward zero', rd='down', ru='up')[mode]}; "
+        "NaN gives 0 and out-of-range values saturate."
+    )
+    return builtin(function)
+
+
+for _src_name, _src in (("float", core.float32), ("double", core.float64)):
+    for _dst_name, _dst in (
+        ("int", core.int32),
+        ("uint", core.uint32),
+        ("ll", core.int64),
+        ("ull", core.uint64),
+    ):
+        for _mode in _ROUNDINGS:
+            _name = f"{_src_name}2{_dst_name}_{_mode}"
+            globals()[_name] = _to_integer(_name, _src, _dst, _mode)
+
+
+def _exact_to(name: str, src: core.dtype, dst: core.dtype):
+    def function(x) -> tensor:
+        x = semantic.to_tensor(x)
+        if x.dtype != src:
+            raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
+        return semantic.cast(x, dst)
+
+    function.__name__ = name
+    function.__doc__ = f"{src} -> {dst} (exact, or rounded to nearest even)."
+    return builtin(function)
+
+
+int2double_rn = _exact_to("int2double_rn", core.int32, core.float64)
+uint2double_rn = _exact_to("uint2double_rn", core.uint32, core.float64)
+int2float_rn = _exact_to("int2float_rn", core.int32, core.float32)
+uint2float_rn = _exact_to("uint2float_rn", core.uint32, core.float32)
+ll2float_rn = _exact_to("ll2float_rn", core.int64, core.float32)
+ull2float_rn = _exact_to("ull2float_rn", core.uint64, core.float32)
+ll2double_rn = _exact_to("ll2double_rn", core.int64, core.float64)
+ull2double_rn = _exact_to("ull2double_rn", core.uint64, core.float64)
+double2float_rn = _exact_to("double2float_rn", core.float64, core.float32)
+
+
+@builtin
+def llrint(x) -> tensor:
+    """x rounded to the nearest integer (halves to even), as int64."""
+    return semantic.cast(rint(x), core.int64)
+
+
+@builtin
+def llround(x) -> tensor:
+    """x rounded to the nearest integer (halves away from zero), as int64."""
+    return semantic.cast(round(x), core.int64)
+
+
+# -- float functions built from exact float64 steps -------------------------------------------
+
+
+@builtin
+def fmod(x, y) -> tensor:
+    """C's fmod: x - trunc(x / y) y, exact (the sign of x); as `%` on floats, not on AMD GPUs (LLVM
+    lowers it to a call of ROCm's device library there)."""
+    x, y, t = semantic._operands(_float(x, "fmod"), y)
+    return semantic.mod(x, y)
+
+
+@builtin
+def fdim(x, y) -> tensor:
+    """x - y where x > y, else +0 (NaN if either is)."""
+    x, y, t = semantic._operands(_float(x, "fdim"), y)
+    nan = semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y))
+    r = semantic.where(semantic.compare("gt", x, y), semantic.sub(x, y), 0.0)
+    return semantic.where(nan, float("nan"), r)
+
+
+def _pi_function(name: str, quarter_turns: float):
+    def function(x) -> tensor:
+        x, t = _f32(x, name)
+        v = semantic.cast(x, core.float64)
+        finite = semantic.compare("lt", semantic.abs_(v), float("inf"))
+        # x mod 2 first, as x - 2 floor(x / 2) (exact for float32 x): past 2^52 the quarter turn
+        # would be lost in rounding. (Not with a float remainder: AMD has none without ROCm's library.)
+        v = semantic.where(finite, v, 0.0)
+        turns = semantic.sub(v, semantic.mul(builtins.floor(semantic.mul(v, 0.5)), 2.0))
+        r = _sin_pi(semantic.add(turns, quarter_turns))
+        r = semantic.where(finite, r, float("nan"))
+        return semantic.cast(semantic.cast(r, core.float32), t)
+
+    function.__name__ = name
+    function.__doc__ = f"{'sin' if not quarter_turns else 'cos'}(pi x), reduced exactly (NaN for inf)."
+    return builtin(function)
+
+
+sinpi = _pi_function("sinpi", 0.0)
+cospi = _pi_function("cospi", 0.5)
+
+
+def _norm(name: str, arity: int, reciprocal: bool):
+    def function(*args) -> tensor:
+        if len(args) != arity:
+            raise SemanticError(f"libdevice.{name} takes {arity} arguments, got {len(args)}")
+        values = [semantic.cast(_f32(a, name)[0], core.float64) for a in args]
+        t = _f32(args[0], name)[1]
+        total = values[0]
+        total = semantic.mul(total, total)
+        for v in values[1:]:
+            total = semantic.add(total, semantic.mul(v, v))
+        r = _sqrt(total)
+        if reciprocal:
+            r = _div(1.0, r)
+        infinite = values[0]
+        inf = semantic.compare("eq", semantic.abs_(infinite), float("inf"))
+        for v in values[1:]:
+            inf = semantic.logical_or(inf, semantic.compare("eq", semantic.abs_(v), float("inf")))
+        r = semantic.where(inf, 0.0 if reciprocal else float("inf"), r)  # inf wins over NaN, as in C
+        return semantic.cast(semantic.cast(r, core.float32), t)
+
+    function.__name__ = name
+    kind = "1 / sqrt" if reciprocal else "sqrt"
+    function.__doc__ = f"{kind} of the sum of the squares of its {arity} arguments (in float64)."
+    return builtin(function)
+
+
+rhypot = _norm("rhypot", 2, True)
+norm3d = _norm("norm3d", 3, False)
+rnorm3d = _norm("rnorm3d", 3, True)
+norm4d = _norm("norm4d", 4, False)
+rnorm4d = _norm("rnorm4d", 4, True)
+
+
+@builtin
+def rcbrt(x) -> tensor:
+    """1 / cbrt(x)."""
+    x, t = _f32(x, "rcbrt")
+    return semantic.cast(semantic.cast(_div(1.0, semantic.cast(cbrt(x), core.float64)), core.float32), t)
+
+
+def _power_of_two(n: tensor) -> tensor:
+    """2^n as float64 for int32 n in [-1022, 1023], built from its exponent bits."""
+    biased = semantic.shl(semantic.add(semantic.cast(n, core.int64), 1023), 52)
+    return semantic.cast(biased, core.float64, bitcast=True)
+
+
+@builtin
+def ldexp(x, n) -> tensor:
+    """x 2^n, correctly rounded (subnormal results included): two exact float64 scalings of x."""
+    x, t = _f32(x, "ldexp")
+    n = semantic.cast(semantic.to_tensor(n), core.int32)
+    n = semantic.minimum(semantic.maximum(n, -400), 400)  # beyond this every float32 is 0 or inf
+    half = semantic.floordiv(n, 2)
+    v = semantic.mul(semantic.cast(x, core.float64), _power_of_two(half))
+    v = semantic.mul(v, _power_of_two(semantic.sub(n, half)))
+    return semantic.cast(semantic.cast(v, core.float32), t)
+
+
+scalbn = ldexp
+
+
+def _exponent(x: tensor) -> tensor:
+    """The unbiased exponent of finite, nonzero float32 x (subnormals normalized first), int32."""
+    subnormal = semantic.compare("lt", semantic.abs_(x), 2.0**-126)
+    scaled = semantic.where(subnormal, semantic.mul(x, 2.0**23), x)
+    bits = semantic.cast(scaled, core.int32, bitcast=True)
+    e = semantic.sub(semantic.and_(semantic.shr(bits, 23), 0xFF), 127)
+    return semantic.where(subnormal, semantic.sub(e, 23), e)
+
+
+@builtin
+def ilogb(x) -> tensor:
+    """The exponent of x as int32: floor(log2 |x|); INT_MIN for 0 and NaN, INT_MAX for inf."""
+    x, _ = _f32(x, "ilogb")
+    e = _exponent(x)
+    e = semantic.where(semantic.compare("eq", semantic.abs_(x), float("inf")), 2**31 - 1, e)
+    return semantic.where(
+        semantic.logical_or(semantic.compare("eq", x, 0.0), semantic.compare("ne", x, x)), -(2**31), e
+    )
+
+
+@builtin
+def logb(x) -> tensor:
+    """The exponent of x as a float: floor(log2 |x|); -inf for 0, +inf for inf, NaN for NaN."""
+    x, t = _f32(x, "logb")
+    r = semantic.cast(_exponent(x), core.float32)
+    r = semantic.where(semantic.compare("eq", x, 0.0), float("-inf"), r)
+    r = semantic.where(semantic.compare("eq", semantic.abs_(x), float("inf")), float("inf"), r)
+    return semantic.cast(semantic.where(semantic.compare("ne", x, x), float("nan"), r), t)
+
+
+@builtin
+def nextafter(x, y) -> tensor:
+    """The float32 next to x in the direction of y (y when equal; NaN if either is)."""
+    x, t = _f32(x, "nextafter")
+    y, _ = _f32(y, "nextafter")
+    bits = semantic.cast(x, core.int32, bitcast=True)
+    # away from zero adds one to the magnitude's bits, toward zero takes one
+    away = semantic.compare("eq", semantic.compare("gt", y, x), semantic.compare("gt", x, 0.0))
+    stepped = semantic.cast(
+        semantic.where(away, semantic.add(bits, 1), semantic.sub(bits, 1)), core.float32, bitcast=True
+    )
+    smallest = semantic.cast(semantic.to_tensor(1, core.int32), core.float32, bitcast=True)
+    from_zero = _with_sign_of(semantic.broadcast_to(smallest, x.shape), semantic.sub(y, x))
+    r = semantic.where(semantic.compare("eq", x, 0.0), from_zero, stepped)
+    r = semantic.where(semantic.compare("eq", x, y), y, r)
+    nan = semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y))
+    return semantic.cast(semantic.where(nan, float("nan"), r), t)
 
 
 def __getattr__(name):
