@@ -177,6 +177,17 @@ def bool_logic_kernel(x_ptr, y_ptr, pair_ptr, red_ptr, sum_ptr, any_ptr, N: tl.c
 
 
 @tilec.jit
+def float_remainder_kernel(x_ptr, y_ptr, out_ptr, half_ptr, n, BLOCK: tl.constexpr):
+    """`%` on floats (C's fmod: the sign of x); AMD computes it with integers (tile-exact-float-remainder)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    tl.store(out_ptr + offs, x % y, mask=mask)
+    tl.store(half_ptr + offs, x.to(tl.float16) % y.to(tl.float16), mask=mask)
+
+
+@tilec.jit
 def dot_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
 ):
@@ -656,6 +667,17 @@ def _(launch, rng):
         (sums, np.cumsum(a).astype(np.int32), 0, 0),
         (anys, np.logical_or.accumulate(a).astype(np.int32), 0, 0),
     ]
+
+
+@case("float_remainder")
+def _(launch, rng):
+    n = 1000
+    x = (rng.standard_normal(n) * 1000).astype(np.float32)
+    y = (rng.standard_normal(n) * 10 + np.sign(rng.standard_normal(n)) * 0.5).astype(np.float32)
+    out, half = np.zeros(n, np.float32), np.zeros(n, np.float16)
+    launch(float_remainder_kernel, (_cdiv(n, 256),), x, y, out, half, n, BLOCK=256)
+    x16, y16 = x.astype(np.float16), y.astype(np.float16)
+    return [(out, np.fmod(x, y), 0, 0), (half, np.fmod(x16, y16), 0, 0)]
 
 
 @case("dot_fp32_masked_k_tail", "dot")

@@ -14,6 +14,7 @@ from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
+from .exact_remainder import ExactFloatRemainderPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
@@ -25,6 +26,7 @@ REGISTRY: dict[str, type[TilePass]] = {
     for p in (
         CanonicalizePass,
         LowerFp8Pass,
+        ExactFloatRemainderPass,
         AxisInfoPass,
         HoistLoadsPass,
         PipelineLoadsPass,
