@@ -303,3 +303,20 @@ def test_written_arguments_are_traced_through_loops_branches_and_calls():
         writes_through_loops_and_calls, signature="*fp32,*fp32,*fp32,*fp32,i32", target="cpu"
     )
     assert compiled.metadata["written_args"] == [1, 2]  # b (a while loop's pointer), c (a call's store)
+
+
+@tilec.jit
+def exp_of_doubles(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(x_ptr + tl.arange(0, N), tl.exp(x))
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "gfx942"])
+def test_float64_math_on_gpus_names_the_line_and_function(arch):
+    """tl.exp on float64 has no GPU lowering yet: the error names the kernel's line and the function
+    (it said "k:0:0: this math function is not supported ..." before)."""
+    with pytest.raises(tilec.CompilationError) as info:
+        tilec.compile(exp_of_doubles, signature="*fp64", constexprs={"N": 64}, target=arch)
+    message = str(info.value)
+    assert f"test_errors.py:{line_of(exp_of_doubles, 'tl.exp(x)')}:" in message
+    assert "math.exp: not supported for f64 on GPUs yet" in message

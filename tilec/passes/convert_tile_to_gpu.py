@@ -447,7 +447,10 @@ class _KernelLowering:
             raise PassError(f"'{op.name}' on scalars is not supported by the GPU lowering yet", op)
         attrs = {n: op.attributes[n] for n in op.attributes}
         results = [_scalar_type(r.type) for r in op.results]
-        new = self._scalar_math(op.name, results, operands, attrs)
+        try:
+            new = self._scalar_math(op.name, results, operands, attrs)
+        except PassError as e:
+            raise PassError(e.message, e.op or op) from None
         for old, v in zip(op.results, new):
             self.scalars[old] = v
 
@@ -741,8 +744,11 @@ class _KernelLowering:
         attrs = {k: op.attributes[k] for k in op.attributes}
         result_t = [_scalar_type(op.results[0].type)]
         out = []
-        for i in range(n):
-            out.append(self._scalar_math(name, result_t, [r[i] for r in operand_regs], attrs)[0])
+        try:
+            for i in range(n):
+                out.append(self._scalar_math(name, result_t, [r[i] for r in operand_regs], attrs)[0])
+        except PassError as e:
+            raise PassError(e.message, e.op or op) from None
         return out
 
     def _via_default(self, op, layout):
@@ -757,7 +763,10 @@ class _KernelLowering:
             return [_fast_divide(operands[0], operands[1])]
         lowering = _MATH.get(name)
         if lowering is not None:
-            return [lowering(operands, result_types[0])]
+            try:
+                return [lowering(operands, result_types[0])]
+            except PassError as e:  # name the function; the caller adds the op's location
+                raise PassError(f"{name}: {e.message}", e.op) from None
         if name in ("arith.addf", "arith.subf", "arith.mulf") and str(result_types[0]) == "f32":
             # GPUs fuse a * b + c into one FMA, as Triton does by default (enable_fp_fusion).
             attrs = {**attrs, "fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
@@ -822,7 +831,10 @@ def _in_f32(fn):
             f32 = ir.F32Type.get()
             r = fn([arith.extf(f32, o) for o in operands], f32)
             return arith.truncf(t, r)
-        raise PassError(f"this math function is not supported for {t} on GPUs yet")
+        raise PassError(
+            f"not supported for {t} on GPUs yet (it would need the vendor's device library); "
+            "compute in float32, or run on the CPU target"
+        )
 
     return wrapped
 
