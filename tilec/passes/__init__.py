@@ -15,6 +15,7 @@ from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
+from .expand_float64_math import ExpandFloat64MathPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
@@ -27,6 +28,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CanonicalizePass,
         LowerFp8Pass,
         ExactFloatRemainderPass,
+        ExpandFloat64MathPass,
         AxisInfoPass,
         HoistLoadsPass,
         PipelineLoadsPass,

@@ -39,7 +39,7 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
     return [
         (
             "gpu",
-            f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-hoist-loads,"
+            f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-expand-float64-math,tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
             f"mfma={int(has_mfma(arch))}}},canonicalize,cse",
         ),
