@@ -306,17 +306,17 @@ def test_written_arguments_are_traced_through_loops_branches_and_calls():
 
 
 @tilec.jit
-def exp_of_doubles(x_ptr, N: tl.constexpr):
+def erf_of_doubles(x_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))
-    tl.store(x_ptr + tl.arange(0, N), tl.exp(x))
+    tl.store(x_ptr + tl.arange(0, N), tl.erf(x))
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "gfx942"])
 def test_float64_math_on_gpus_names_the_line_and_function(arch):
-    """tl.exp on float64 has no GPU lowering yet: the error names the kernel's line and the function
+    """tl.erf on float64 has no GPU lowering yet: the error names the kernel's line and the function
     (it said "k:0:0: this math function is not supported ..." before)."""
     with pytest.raises(tilec.CompilationError) as info:
-        tilec.compile(exp_of_doubles, signature="*fp64", constexprs={"N": 64}, target=arch)
+        tilec.compile(erf_of_doubles, signature="*fp64", constexprs={"N": 64}, target=arch)
     message = str(info.value)
-    assert f"test_errors.py:{line_of(exp_of_doubles, 'tl.exp(x)')}:" in message
-    assert "math.exp: not supported for f64 on GPUs yet" in message
+    assert f"test_errors.py:{line_of(erf_of_doubles, 'tl.erf(x)')}:" in message
+    assert "math.erf: not supported for f64 on GPUs yet" in message

@@ -1,4 +1,4 @@
-"""float64 exp, exp2, log, log2 and rsqrt from float64 arithmetic alone, for the GPU targets (neither
+"""float64 exp, exp2, log, log2, rsqrt, sin, cos and tanh from float64 arithmetic alone, for the GPU targets (neither
 NVPTX nor AMDGPU has instructions for them; Triton calls the vendors' device libraries, which tilec
 does not link). tile-expand-float64-math puts them in place of the math ops.
 
@@ -6,7 +6,10 @@ exp: n = round(x / ln 2), r = x - n ln2_hi - n ln2_lo (ln2_hi has 32 significant
 exact), e^r by its Taylor series on |r| <= ln 2 / 2 (degree 13: below 1e-17), times 2^n as two exact
 powers of two (gradual underflow included). exp2: the same with r = (x - round(x)) ln 2. log and log2:
 x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172 (series
-to s^21); log x = e ln2_hi + (e ln2_lo + log m). A few ulp; C's special values (NaN, +-inf, 0, negatives).
+to s^21); log x = e ln2_hi + (e ln2_lo + log m). sin, cos: x = n pi/2 + r by a three-part pi/2 (exact
+for |x| < 2^20 pi/2, less accurate beyond), series on |r| <= pi/4, the quadrant picks. tanh:
+e / (e + 2) with e = expm1(2|x|), expm1 by the same reduction without cancellation. Checked: 1 ulp
+(exp, exp2, log, log2, rsqrt), 2 (sin, cos, |x| < 1e6), 3 (tanh); C's special values.
 """
 
 from __future__ import annotations
@@ -120,4 +123,80 @@ def rsqrt(x):
     return semantic.truediv(1.0, _sqrt(x), precise=True)
 
 
-FUNCTIONS = {"math.exp": exp, "math.exp2": exp2, "math.log": log, "math.log2": log2, "math.rsqrt": rsqrt}
+# pi / 2 = _PIO2[0] + _PIO2[1] + _PIO2[2] (fdlibm's split): the first two have 33 significant bits,
+# so n * each is exact for |n| < 2^20 and the reduction x - n pi/2 loses nothing there.
+_PIO2 = (1.57079632673412561417e00, 6.07710050630396597660e-11, 2.02226624879595063154e-21)
+
+
+def _sin_cos_reduced(x):
+    """(sin r, cos r, n mod 4) with x = n pi/2 + r, |r| <= pi/4 (accurate for |x| < 2^20 pi/2)."""
+    n = _floor(semantic.add(semantic.mul(x, 2.0 / _math.pi), 0.5))
+    r = x
+    for part in _PIO2:
+        r = semantic.sub(r, semantic.mul(n, part))
+    r2 = semantic.mul(r, r)
+    sin_r = semantic.mul(r, _horner(r2, [(-1.0) ** k / _math.factorial(2 * k + 1) for k in range(12)]))
+    cos_r = _horner(r2, [(-1.0) ** k / _math.factorial(2 * k) for k in range(12)])
+    quadrant = semantic.and_(semantic.cast(n, core.int64), 3)
+    return sin_r, cos_r, quadrant
+
+
+def _select_quadrant(quadrant, values):
+    result = values[3]
+    for q in (2, 1, 0):
+        result = semantic.where(semantic.compare("eq", quadrant, q), values[q], result)
+    return result
+
+
+def _finite_or_nan(x, r):
+    return semantic.where(semantic.compare("lt", semantic.abs_(x), float("inf")), r, float("nan"))
+
+
+def sin(x):
+    safe = semantic.where(semantic.compare("lt", semantic.abs_(x), float("inf")), x, 0.0)
+    s, c, q = _sin_cos_reduced(safe)
+    return _finite_or_nan(x, _select_quadrant(q, [s, c, semantic.neg(s), semantic.neg(c)]))
+
+
+def cos(x):
+    safe = semantic.where(semantic.compare("lt", semantic.abs_(x), float("inf")), x, 0.0)
+    s, c, q = _sin_cos_reduced(safe)
+    return _finite_or_nan(x, _select_quadrant(q, [c, semantic.neg(s), semantic.neg(c), s]))
+
+
+def _expm1(y):
+    """e^y - 1 without cancellation: y = n ln 2 + r, e^r - 1 by its series without the 1 (degree 16),
+    then 2^n (e^r - 1) + (2^n - 1)."""
+    clamped = semantic.minimum(semantic.maximum(y, -60.0), 710.0)
+    n = _floor(semantic.add(semantic.mul(clamped, 1.0 / _math.log(2.0)), 0.5))
+    r = semantic.sub(semantic.sub(clamped, semantic.mul(n, _LN2_HI)), semantic.mul(n, _LN2_LO))
+    em1 = semantic.mul(r, _horner(r, [1.0 / _math.factorial(k + 1) for k in range(16)]))
+    power = _times_power_of_two(
+        semantic.broadcast_to(semantic.to_tensor(1.0, core.float64), y.shape), semantic.cast(n, core.int64)
+    )
+    return semantic.add(semantic.mul(power, em1), semantic.sub(power, 1.0))
+
+
+def tanh(x):
+    """sign(x) e/(e + 2) with e = expm1(2|x|); x itself below 2^-28, +-1 from 22 on."""
+    ax = semantic.abs_(x)
+    e = _expm1(semantic.mul(semantic.minimum(ax, 22.0), 2.0))
+    t = semantic.truediv(e, semantic.add(e, 2.0), precise=True)
+    t = semantic.where(semantic.compare("ge", ax, 22.0), 1.0, t)
+    from mlir.dialects import math as math_d
+
+    signed = core.tensor(math_d.copysign(t.handle, x.handle), core.float64, t.shape)
+    signed = semantic.where(semantic.compare("lt", ax, 2.0**-28), x, signed)
+    return _nan_where_nan(x, signed)
+
+
+FUNCTIONS = {
+    "math.exp": exp,
+    "math.exp2": exp2,
+    "math.log": log,
+    "math.log2": log2,
+    "math.rsqrt": rsqrt,
+    "math.sin": sin,
+    "math.cos": cos,
+    "math.tanh": tanh,
+}
