@@ -287,7 +287,7 @@ def store_one(p, v):
 
 
 @tilec.jit
-def writes_through_loops_and_calls(a_ptr, b_ptr, c_ptr, d_ptr, n):
+def writes_through_loops_and_calls(a_ptr, b_ptr, c_ptr, d_ptr, n, e_ptr):
     q = b_ptr
     i = 0
     while i < n:
@@ -296,13 +296,14 @@ def writes_through_loops_and_calls(a_ptr, b_ptr, c_ptr, d_ptr, n):
     store_one(c_ptr + 1, tl.load(a_ptr))
     if n > 3:
         tl.store(q, tl.load(d_ptr))
+    tl.store(e_ptr.to(tl.pointer_type(tl.int32)), n)  # through a pointer cast
 
 
 def test_written_arguments_are_traced_through_loops_branches_and_calls():
     compiled = tilec.compile(
-        writes_through_loops_and_calls, signature="*fp32,*fp32,*fp32,*fp32,i32", target="cpu"
+        writes_through_loops_and_calls, signature="*fp32,*fp32,*fp32,*fp32,i32,*fp32", target="cpu"
     )
-    assert compiled.metadata["written_args"] == [1, 2]  # b (a while loop's pointer), c (a call's store)
+    assert compiled.metadata["written_args"] == [1, 2, 5]  # b (a loop's pointer), c (a call's), e (a cast)
 
 
 @tilec.jit

@@ -16,7 +16,7 @@ WRITES = ("tile.store", "tile.atomic_rmw", "tile.atomic_cas")
 # ops whose pointer result is derived from their pointer operands (the first, for tile.addptr)
 _DERIVING = (
     "tile.addptr", "tile.splat", "tile.broadcast", "tile.expand_dims", "tile.reshape", "tile.trans",
-    "tile.convert_layout", "arith.select", "tile.ptr_as",
+    "tile.convert_layout", "arith.select", "tile.ptr_as", "tile.ptr_cast",
 )  # fmt: skip
 
 
