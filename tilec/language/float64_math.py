@@ -78,7 +78,7 @@ def exp2(x):
     return _nan_where_nan(x, _exp_reduced(r, n))
 
 
-def _log_parts(x):
+def log_parts(x):
     """(e, log m) of positive finite x = m 2^e, m in [sqrt(1/2), sqrt(2)); e as float64."""
     tiny = semantic.compare("lt", x, 2.0**-1000)  # subnormals: into the normal range first
     x = semantic.where(tiny, semantic.mul(x, 2.0**64), x)
@@ -109,13 +109,13 @@ def _positive_finite(x):
 
 
 def log(x):
-    e, log_m = _log_parts(_positive_finite(x))
+    e, log_m = log_parts(_positive_finite(x))
     r = semantic.add(semantic.mul(e, _LN2_HI), semantic.add(semantic.mul(e, _LN2_LO), log_m))
     return _log_specials(x, r)
 
 
 def log2(x):
-    e, log_m = _log_parts(_positive_finite(x))
+    e, log_m = log_parts(_positive_finite(x))
     return _log_specials(x, semantic.add(e, semantic.mul(log_m, 1.0 / _math.log(2.0))))
 
 

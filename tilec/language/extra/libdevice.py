@@ -31,7 +31,7 @@ import math as _math
 
 from tilec._lazy import lazy_module
 
-from .. import builtins, core, semantic
+from .. import builtins, core, float64_math, semantic
 from ..builtins import builtin
 from ..core import tensor
 from ..semantic import SemanticError
@@ -192,37 +192,14 @@ def expm1(x) -> tensor:
 
 
 def _log2_f64(ax: tensor) -> tensor:
-    """log2 of positive finite float64 values to ~1e-15: exponent + 2 atanh(s) / ln 2 with
-    s = (m - 1) / (m + 1) for the mantissa m in [sqrt(1/2), sqrt(2)) (|s| < 0.172; s^19 / 19 < 1e-16)."""
-    tiny = semantic.compare("lt", ax, 2.0**-1000)  # subnormal float64: scale into the normal range
-    ax = semantic.where(tiny, semantic.mul(ax, 2.0**64), ax)
-    bits = semantic.cast(ax, core.int64, bitcast=True)
-    exponent = semantic.sub(semantic.and_(semantic.shr(bits, 52), 0x7FF), 1023)
-    exponent = semantic.where(tiny, semantic.sub(exponent, 64), exponent)
-    m = semantic.cast(
-        semantic.or_(semantic.and_(bits, (1 << 52) - 1), 1023 << 52), core.float64, bitcast=True
-    )
-    big = semantic.compare("gt", m, _math.sqrt(2.0))
-    m = semantic.where(big, semantic.mul(m, 0.5), m)
-    exponent = semantic.cast(semantic.where(big, semantic.add(exponent, 1), exponent), core.float64)
-    s = semantic.truediv(semantic.sub(m, 1.0), semantic.add(m, 1.0), precise=True)
-    series = _horner(semantic.mul(s, s), [1.0 / (2 * k + 1) for k in range(10)])
-    return semantic.add(exponent, semantic.mul(semantic.mul(s, series), 2.0 / _math.log(2.0)))
+    """log2 of positive finite float64 values (1 ulp): tilec.language.float64_math's reduction."""
+    e, log_m = float64_math.log_parts(ax)
+    return semantic.add(e, semantic.mul(log_m, 1.0 / _math.log(2.0)))
 
 
 def _exp2_f64(t: tensor) -> tensor:
-    """2^t for float64 t in [-2000, 2000] (callers clamp) to ~1e-15: e^(f ln 2) for f in [-0.5, 0.5]
-    by its Taylor series (to degree 13: < 1e-17) times 2^n, as two exact powers of two built from
-    exponent bits (each within float64's normal range; the result over- or underflows correctly)."""
-    n = builtins.floor(semantic.add(t, 0.5))
-    f = semantic.mul(semantic.sub(t, n), _math.log(2.0))
-    series = _horner(f, [1.0 / _math.factorial(k) for k in range(14)])
-    n = semantic.cast(n, core.int64)
-    low = semantic.shr(n, 1)
-    for part in (low, semantic.sub(n, low)):
-        scale = semantic.cast(semantic.shl(semantic.add(part, 1023), 52), core.float64, bitcast=True)
-        series = semantic.mul(series, scale)
-    return series
+    """2^t for float64 t (1 ulp; past +-1100 inf or 0): tilec.language.float64_math's exp2."""
+    return float64_math.exp2(t)
 
 
 def _pow(x: tensor, y: tensor) -> tensor:
@@ -1033,16 +1010,27 @@ def abs(x) -> tensor:
 # -- bit reinterpretation and conversions with a rounding mode ------------------------------------
 
 
-def _bitcast(name: str, src: core.dtype, dst: core.dtype):
+def _typed_cast(name: str, src: core.dtype, dst: core.dtype, bitcast: bool):
+    """libdevice's one-type conversions: `src` only, to `dst` by value (exact, or rounded to nearest
+    even) or, with `bitcast`, reading the same bits."""
+
     def function(x) -> tensor:
         x = semantic.to_tensor(x)
         if x.dtype != src:
             raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
-        return semantic.cast(x, dst, bitcast=True)
+        return semantic.cast(x, dst, bitcast=bitcast)
 
     function.__name__ = name
-    function.__doc__ = f"The bits of a {src} read as {dst}."
+    function.__doc__ = (
+        f"The bits of a {src} read as {dst}."
+        if bitcast
+        else f"{src} -> {dst} (exact, or rounded to nearest even)."
+    )
     return builtin(function)
+
+
+def _bitcast(name: str, src: core.dtype, dst: core.dtype):
+    return _typed_cast(name, src, dst, bitcast=True)
 
 
 float_as_int = _bitcast("float_as_int", core.float32, core.int32)
@@ -1095,15 +1083,7 @@ for _src_name, _src in (("float", core.float32), ("double", core.float64)):
 
 
 def _exact_to(name: str, src: core.dtype, dst: core.dtype):
-    def function(x) -> tensor:
-        x = semantic.to_tensor(x)
-        if x.dtype != src:
-            raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
-        return semantic.cast(x, dst)
-
-    function.__name__ = name
-    function.__doc__ = f"{src} -> {dst} (exact, or rounded to nearest even)."
-    return builtin(function)
+    return _typed_cast(name, src, dst, bitcast=False)
 
 
 int2double_rn = _exact_to("int2double_rn", core.int32, core.float64)
