@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import math as _math
 
+from tilec._lazy import lazy_module
+
 from . import core, semantic
+
+_math_d = lazy_module("mlir.dialects.math")
 
 # ln 2 = _LN2_HI + _LN2_LO to about 2^-85 (fdlibm's split): _LN2_HI has 32 significant bits
 # (0x3FE62E42FEE00000); _LN2_LO carries what a double rounding of ln 2 would lose (computing it
@@ -26,15 +30,11 @@ _LN2_LO = 1.90821492927058770002e-10
 
 
 def _floor(x):
-    from mlir.dialects import math as math_d
-
-    return core.tensor(math_d.floor(x.handle), x.dtype, x.shape)
+    return core.tensor(_math_d.floor(x.handle), x.dtype, x.shape)
 
 
 def _sqrt(x):
-    from mlir.dialects import math as math_d
-
-    return core.tensor(math_d.sqrt(x.handle), x.dtype, x.shape)
+    return core.tensor(_math_d.sqrt(x.handle), x.dtype, x.shape)
 
 
 def _horner(x, coefficients):
@@ -183,9 +183,7 @@ def tanh(x):
     e = _expm1(semantic.mul(semantic.minimum(ax, 22.0), 2.0))
     t = semantic.truediv(e, semantic.add(e, 2.0), precise=True)
     t = semantic.where(semantic.compare("ge", ax, 22.0), 1.0, t)
-    from mlir.dialects import math as math_d
-
-    signed = core.tensor(math_d.copysign(t.handle, x.handle), core.float64, t.shape)
+    signed = core.tensor(_math_d.copysign(t.handle, x.handle), core.float64, t.shape)
     signed = semantic.where(semantic.compare("lt", ax, 2.0**-28), x, signed)
     return _nan_where_nan(x, signed)
 

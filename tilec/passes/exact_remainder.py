@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
+from mlir.dialects import math as math_d
 
 from tilec.dialects import tile
 
@@ -101,8 +102,6 @@ def fmod_f32(x, y):
         semantic.shl(semantic.cast(semantic.add(ey, 1023 - 150), int64), 52), core.float64, bitcast=True
     )
     value = semantic.cast(semantic.mul(semantic.cast(remainder, core.float64), scale), core.float32)
-    from mlir.dialects import math as math_d
-
     signed = core.tensor(math_d.copysign(value.handle, x.handle), core.float32, value.shape)
     result = semantic.where(smaller, x, signed)
     invalid = semantic.logical_or(
