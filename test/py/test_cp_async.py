@@ -259,16 +259,22 @@ def attention(
 def test_attention_streams_k_and_v():
     """Attention's two dots wait for their MMAs in the same iteration: each gets a ring of
     num_stages - 1 + 1 buffers holding B alone (K, V: 8 KiB per stage at 64x64; A goes from
-    registers), K's copies in flight while V's dot runs and the other way round. Each wait lets the
-    other three groups of two iterations (2 rings x depth 2 - 1) stay in flight; no tile of K or V
-    goes through registers."""
+    registers), K's copies in flight while V's dot runs and the other way round. One wait and one
+    barrier per iteration serve both rings (cp_async.merge_waits): at the first dot, for both rings'
+    tiles of this iteration, letting the next iteration's two groups (2 rings x (depth 2 - 1)) stay in
+    flight; both rings' copies for two iterations ahead go right after it. No tile of K or V goes
+    through registers."""
     compiled = tilec.compile(
         attention, signature="*fp16,*fp16,*fp16,*fp16,i32:16,fp32", constexprs={"D": 64, "BM": 64, "BN": 64},
         target="sm_90a", num_warps=4, num_stages=3,
     )  # fmt: skip
     ptx = compiled.asm["ptx"]
     loop = ptx[ptx.index("cp.async.wait_group") :]
-    assert _waits(ptx) == [0, 3] and loop.count("cp.async.wait_group 3;") == 2
+    assert _waits(ptx) == [0, 2] and loop.count("cp.async.wait_group 2;") == 1
+    body = loop[: loop.index("cp.async.wait_group 0;")]
+    assert body.count("bar.sync") == 1
+    # both rings' copies for iteration i + 2 go before the first MMA
+    assert len(COPY.findall(body[: body.index("wgmma.mma_async")])) == 2 * 4
     assert len(COPY.findall(ptx)) == 2 * 3 * 4  # K and V, 2 prologue iterations + 1 in the loop
     assert "ld.global.v4" in ptx[: ptx.index("cp.async")]  # q, before the loop
     assert "ld.global" not in loop[: loop.index("cp.async.wait_group 0;")]
@@ -318,8 +324,9 @@ def two_products(
 
 
 def test_every_dot_of_a_loop_streams():
-    """Two accumulating dots in one loop: both get a ring, at one depth, and each dot's wait counts
-    the commit groups of both rings issued after its own (depth * 4 streams - its 2). At 128x128x64
+    """Two accumulating dots in one loop: both get a ring, at one depth, and the first dot waits for
+    both rings' copies of the iteration (cp_async.merge_waits), letting (depth - 1) * 4 streams'
+    groups stay in flight; the second dot neither waits nor passes a barrier. At 128x128x64
     two rings of 4 x 32 KiB exceed 227 KiB, so both go one iteration ahead (3 buffers each) at
     num_stages 3 as at 2; at 64x64x64 both keep num_stages - 1 = 2."""
     signature = "*fp16,*fp16,*fp16,*fp16,*fp32,i32:16"
@@ -334,7 +341,9 @@ def test_every_dot_of_a_loop_streams():
         )
         ptx = kernel.asm["ptx"]
         # 2 dots x (1 prologue + 1 in the loop) x 2 operands x 16 KiB / 256 threads / 16 bytes
-        assert len(COPY.findall(ptx)) == 2 * 2 * 2 * 4 and _waits(ptx) == [0, 1 * 4 - 2]
+        assert len(COPY.findall(ptx)) == 2 * 2 * 2 * 4 and _waits(ptx) == [0]
+        loop = ptx[ptx.index("cp.async.wait_group") :]
+        assert loop[: loop.index("wgmma.wait_group.sync.aligned 0;")].count("bar.sync") == 1
         assert "ld.global.v4" not in ptx and "fence.proxy.async" not in ptx
         assert kernel.metadata["shared"] == 2 * 3 * 32 * 1024
     kernel = tilec.compile(
@@ -344,7 +353,7 @@ def test_every_dot_of_a_loop_streams():
         target="sm_90a",
         num_warps=4,
     )
-    assert _waits(kernel.asm["ptx"]) == [0, 2 * 4 - 2]
+    assert _waits(kernel.asm["ptx"]) == [0, (2 - 1) * 4]
 
 
 @pytest.mark.gpu

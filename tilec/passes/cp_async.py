@@ -97,6 +97,10 @@ class Ring:
     carried: set = field(default_factory=set)  # values that hold no registers (IN_SHARED_MEMORY)
     region: ir.Value | None = None  # start of the ring, allocated at the first copy
     newer_groups: int = 0  # commit groups issued after this dot's current ones when it waits
+    # The rings of the loop's later dots whose waits, barrier and copies this one does (merge_waits);
+    # `leader` is set on those rings.
+    followers: list = field(default_factory=list)
+    leader: Ring | None = None
 
     @property
     def stages(self) -> int:
@@ -127,15 +131,25 @@ class Ring:
 
     def wait_for_current(self, iteration: ir.Value) -> None:
         """This thread's copies of the current iteration have landed (those of later iterations,
-        and of this iteration for the loop's later dots, may still be in flight); with tensor
-        copies, everyone's."""
+        and of this iteration for the loop's later dots, may still be in flight; for a leader, its
+        followers' too); with tensor copies, everyone's."""
+        if self.leader is not None:
+            return  # waited for at the leader's dot
         if self.tma:
             tma.wait(self, iteration)
             return
         _asm(f"cp.async.wait_group {self.newer_groups};")
 
     def issue_ahead(self, lowering, iteration: ir.Value) -> None:
-        """Copies of the tiles `depth` iterations ahead, into their buffer."""
+        """Copies of the tiles `depth` iterations ahead, into their buffer (a leader's followers'
+        too, right after its own)."""
+        if self.leader is not None:
+            return  # issued at the leader's dot
+        self._issue(lowering, iteration)
+        for follower in self.followers:
+            follower._issue(lowering, iteration)
+
+    def _issue(self, lowering, iteration: ir.Value) -> None:
         target = arith.addi(iteration, _c(self.depth))
         if self.tma:
             loads = {index: stream.ahead for index, stream in self.streams.items()}
@@ -193,6 +207,8 @@ def plan(lowering) -> None:
         streams = sum(len(ring.streams) for ring in kept if not ring.tma)
         for ring in kept:
             ring.newer_groups = ring.depth * streams - len(ring.streams)
+        merge_waits(kept, streams)
+        for ring in kept:
             for stream in ring.streams.values():
                 if ring.tma:
                     stream.tma.register(lowering)
@@ -201,6 +217,35 @@ def plan(lowering) -> None:
             lowering.rings[ring.dot] = ring
             for stream in ring.streams.values():
                 lowering.streamed.update([*stream.prologue, stream.ahead])
+
+
+def merge_waits(rings: list, streams: int) -> None:
+    """One wait and one barrier per iteration for all the cp.async rings of a loop (attention's K
+    and V): the first dot waits for every ring's copies of the iteration, and past its barrier it
+    issues every ring's copies `depth` iterations ahead; the later dots neither wait nor pass a
+    barrier of their own. That is safe when, past the first dot's barrier, every warp is done with
+    the buffers the later rings' copies overwrite: buffer (i + depth) mod stages was last read by
+    the MMA of iteration i - 1 (depth + 1 buffers, waited for in that iteration) or i - 2 (depth + 2,
+    waited for one iteration later), both before this barrier. The later dots must store nothing
+    into shared memory themselves (A streams too, or goes as register fragments) and their copies'
+    addresses must be known at the first dot (their loads come before it in the body).
+    On an H200 Triton's attention loop has this shape (one cp.async wait and bar.sync per iteration);
+    tilec's had one per dot."""
+    if len(rings) < 2 or any(ring.tma for ring in rings):
+        return
+    leader, followers = rings[0], rings[1:]
+    order = {op.operation: i for i, op in enumerate(leader.loop.regions[0].blocks[0].operations)}
+    for ring in followers:
+        kind = wgmma.wgmma_kind(ring.dot, ring.staging.num_warps)
+        stores = 0 not in ring.streams and not wgmma.a_kept_in_registers(ring.dot, kind)
+        late = any(order[stream.ahead] > order[leader.dot] for stream in ring.streams.values())
+        if stores or late:
+            return
+    # waiting for iteration i of every ring: only iterations i + 1 .. i + depth - 1 may be pending
+    leader.newer_groups = (leader.depth - 1) * streams
+    leader.followers = followers
+    for ring in followers:
+        ring.leader = leader
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:

@@ -569,7 +569,10 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     stored_from_registers = 1 not in in_smem or not (a_fragments or 0 in in_smem)
     if stored_from_registers:
         _asm("fence.proxy.async.shared::cta;")
-    visibility = gpu.BarrierOp().operation
+    # A ring whose waits its loop's first ring does (cp_async.merge_waits) was made visible by that
+    # dot's barrier, and this dot stored nothing.
+    if ring is None or ring.leader is None or stored_from_registers:
+        visibility = gpu.BarrierOp().operation
     if war is not None:
         lowering.war_barriers.append((war, visibility))
     if ring is not None:

@@ -94,38 +94,41 @@ func.func @matmul(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name
 
 // -----
 
-// Attention's two dots (softmax left out): neither keeps its MMA in flight, and each streams its B
-// (K, then V) through a ring of its own with depth + 1 buffers (the MMA reading a buffer is done
-// for every warp at the next iteration's barrier). The prologue's copies go iteration by iteration,
-// K before V (four commit groups); each dot's wait leaves the other three of the two iterations in
-// flight. A goes from registers (q before the loop, s as computed): the buffers hold B alone.
+// Attention's two dots (softmax left out): each streams its B (K, then V) through a ring of its own
+// with depth + 1 buffers (the MMA reading a buffer is done for every warp at the next iteration's
+// barrier). The prologue's copies go iteration by iteration, K before V (four commit groups). One
+// wait and one barrier serve both rings (merge_waits): at the first dot, for both rings' groups of
+// the iteration, leaving the next iteration's two in flight; then both rings' copies two iterations
+// ahead. The second dot neither waits for copies nor passes a barrier. A goes from registers (q
+// before the loop, s as computed): the buffers hold B alone.
 // CHECK-LABEL: gpu.func @attention_core
 // CHECK-COUNT-4: "cp.async.commit_group;"
 // CHECK: scf.for
 // CHECK: arith.remui %{{.*}}, %c3_i32
-// CHECK: "cp.async.wait_group 3;"
+// CHECK: "cp.async.wait_group 2;"
 // CHECK: gpu.barrier
+// CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK-NEXT: "cp.async.commit_group;"
 // CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK-NEXT: "cp.async.commit_group;"
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}}, {$32, $33, $34, $35}
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: gpu.barrier
 // CHECK: arith.remui %{{.*}}, %c3_i32
-// CHECK: "cp.async.wait_group 3;"
-// CHECK: gpu.barrier
-// CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
-// CHECK-NEXT: "cp.async.commit_group;"
+// CHECK-NOT: gpu.barrier
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}}, {$32, $33, $34, $35}
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT: cp.async
 // CHECK: scf.yield
 // CHECK: "cp.async.wait_group 0;"
-// One iteration ahead: two buffers per ring, one group (the other ring's) in flight at each wait.
+// One iteration ahead: two buffers per ring, and the one wait lets no group stay in flight.
 // ONE-LABEL: gpu.func @attention_core
 // ONE-COUNT-2: "cp.async.commit_group;"
 // ONE: scf.for
 // ONE: arith.remui %{{.*}}, %c2_i32
-// ONE: "cp.async.wait_group 1;"
-// ONE: "cp.async.wait_group 1;"
+// ONE: "cp.async.wait_group 0;"
+// ONE-NOT: "cp.async.wait_group
+// ONE: scf.yield
 // SM80-LABEL: gpu.func @attention_core
 // SM80-NOT: cp.async
 // SM80: mma.sync
