@@ -178,7 +178,8 @@ def bool_logic_kernel(x_ptr, y_ptr, pair_ptr, red_ptr, sum_ptr, any_ptr, N: tl.c
 
 @tilec.jit
 def float_remainder_kernel(x_ptr, y_ptr, out_ptr, half_ptr, n, BLOCK: tl.constexpr):
-    """`%` on floats (C's fmod: the sign of x); AMD computes it with integers (tile-exact-float-remainder)."""
+    """`%` on floats (C's fmod: the sign of x); GPUs compute it by exact reduction steps
+    (tile-exact-float-remainder)."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=1.0)
@@ -674,10 +675,16 @@ def _(launch, rng):
     n = 1000
     x = (rng.standard_normal(n) * 1000).astype(np.float32)
     y = (rng.standard_normal(n) * 10 + np.sign(rng.standard_normal(n)) * 0.5).astype(np.float32)
+    # every fourth pair far apart: quotients up to 2^250, where x - trunc(x / y) y is wrong
+    x[::4] = (rng.standard_normal(n // 4) * 10.0 ** rng.integers(8, 38, n // 4)).astype(np.float32)
+    y[::4] = (rng.standard_normal(n // 4) * 10.0 ** rng.integers(-38, 3, n // 4)).astype(np.float32)
     out, half = np.zeros(n, np.float32), np.zeros(n, np.float16)
     launch(float_remainder_kernel, (_cdiv(n, 256),), x, y, out, half, n, BLOCK=256)
     x16, y16 = x.astype(np.float16), y.astype(np.float16)
-    return [(out, np.fmod(x, y), 0, 0), (half, np.fmod(x16, y16), 0, 0)]
+    with np.errstate(all="ignore"):
+        expected16 = np.fmod(x16, y16)  # far pairs: inf % y and x % 0 are NaN
+    near = np.arange(n) % 4 != 0
+    return [(out, np.fmod(x, y), 0, 0), (half[near], expected16[near], 0, 0)]
 
 
 @case("dot_fp32_masked_k_tail", "dot")

@@ -776,32 +776,71 @@ def test_float_helpers(target):
 
 
 @builtin
-def _integer_fmod(x, y):
-    from tilec.passes.exact_remainder import fmod_f32
+def _exact_fmod(x, y):
+    from tilec.passes.exact_remainder import exact_fmod
 
-    return fmod_f32(semantic.to_tensor(x), semantic.to_tensor(y))
+    return exact_fmod(semantic.to_tensor(x), semantic.to_tensor(y))
 
 
 @tilec.jit
-def integer_remainder(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+def exact_remainder(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
-    tl.store(out_ptr + offs, _integer_fmod(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+    tl.store(out_ptr + offs, _exact_fmod(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
 
 
-def test_integer_float_remainder_is_exact(target):
-    """The integer computation of fmod that AMD code uses (tile-exact-float-remainder), run on the host:
-    bit-exact against C's fmod over the whole float32 range (quotients up to 2^277, subnormals) and
-    every pair of special values."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exact_float_remainder(target, dtype):
+    """The computation of fmod that GPU code uses (tile-exact-float-remainder), run on the host:
+    bit-exact against C's fmod over the whole range (quotients up to 2^276 and 2^2097, subnormals),
+    next to exact multiples (quotients a hair below and above an integer) and every pair of special
+    values."""
     rng = np.random.default_rng(0)
     n = 2048
-    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-45, 39, n)).astype(np.float32)
-    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-45, 39, n)).astype(np.float32)
-    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4e38, -3.4e38, 1.0, 5.5, -5.5]
+    top = 38 if dtype == np.float32 else 307
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    info = np.finfo(dtype)
+    tiny = np.array(info.smallest_subnormal, dtype)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.max, -info.max, 1.0, 5.5, -5.5]
     pairs = [(a, b) for a in specials for b in specials]
     x[: len(pairs)], y[: len(pairs)] = zip(*pairs)
-    out = np.zeros(n, np.float32)
-    integer_remainder[(1,)](x, y, out, N=n)
+    # multiples of y and their neighbours: the division rounds up to the next integer
+    m = slice(len(pairs), len(pairs) + 600)
+    base = (rng.standard_normal(600) * 10.0 ** rng.integers(-20, 20, 600)).astype(dtype)
+    mult = rng.integers(1, 2**20, 600).astype(dtype) * dtype(2.0) ** rng.integers(0, 60, 600).astype(dtype)
+    side = np.where(np.arange(600) % 3 == 1, 0, np.inf)  # every third exact, then below, above
+    with np.errstate(all="ignore"):
+        exact = (base * mult).astype(dtype)
+        x[m] = np.where(np.arange(600) % 3 == 0, exact, np.nextafter(exact, side.astype(dtype)))
+    y[m] = base
+    out = np.zeros(n, dtype)
+    exact_remainder[(1,)](x, y, out, N=n)
     with np.errstate(all="ignore"):
         expected = np.fmod(x, y)
-    same = (out.view(np.int32) == expected.view(np.int32)) | (np.isnan(out) & np.isnan(expected))
+    ints = np.int32 if dtype == np.float32 else np.int64
+    same = (out.view(ints) == expected.view(ints)) | (np.isnan(out) & np.isnan(expected))
     assert same.all(), list(zip(x[~same][:5], y[~same][:5], out[~same][:5], expected[~same][:5]))
+
+
+@tilec.jit
+def fused_multiply_add(a_ptr, b_ptr, c_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.fma(tl.load(a_ptr + offs), tl.load(b_ptr + offs), tl.load(c_ptr + offs)))
+
+
+def test_float64_fma_rounds_once(target):
+    """tl.fma on float64 is a fused multiply-add on every target: a * b + c rounded once (the
+    interpreter's was a NumPy product and sum, rounded twice). Checked against exact rationals on
+    products whose low half cancels against c."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(1)
+    n = 256
+    a = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)
+    b = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)
+    c = -(a * b) * np.where(np.arange(n) % 2 == 0, 1.0, 1 + 2.0**-40)  # the product's rounding error shows
+    out = np.zeros(n)
+    fused_multiply_add[(1,)](a, b, c, out, N=n)
+    expected = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
+    np.testing.assert_array_equal(out, expected)
+    assert (out[::2] != 0).any()  # a*b + c of the rounded product would be 0 there

@@ -1,15 +1,21 @@
-"""tile-exact-float-remainder: float `%` (arith.remf, C's fmod) as exact integer arithmetic.
+"""tile-exact-float-remainder: float `%` (arith.remf, C's fmod) computed exactly on GPUs.
 
-LLVM's AMDGPU back end has no instruction for frem: it calls ROCm's device library (__ocml_fmod_f32),
-which tilec does not link, so `x % y` on floats could not be compiled for AMD at all. The remainder
-of two float32 values is exact and computable with integers: with |x| = mx 2^ex and |y| = my 2^ey
-(24-bit integer mantissas, subnormals included), for ex >= ey
+The remainder of two floats is exact (representable), but neither GPU back end computes it so: LLVM's
+AMDGPU back end calls ROCm's device library (__ocml_fmod_f32), which tilec does not link, so `x % y`
+on floats did not compile for AMD; NVPTX computes x - trunc(x / y) y, which is wrong once the
+quotient passes 2^24 (1e30 % 3 is not in [0, 3)). This pass reduces |x| by |y| scaled by powers of
+two, each step exact:
 
-    |x| mod |y| = ((mx 2^(ex - ey)) mod my) 2^ey = (mx ((2^(ex - ey)) mod my) mod my) 2^ey
+    k = max(0, e(|x|) - e(|y|) - M)        e: the exponent, M: the mantissa bits (23 or 52)
+    y' = |y| 2^k                             exact, and |x| / y' < 2^(M + 1)
+    q = trunc(|x| / y')                      correctly rounded division: q is floor or floor + 1
+    r = fma(-q, y', |x|)                     exact: a multiple of ulp(y') below y' in magnitude
+    |x| <- r < 0 ? r + y' : r                (while |x| >= |y|)
 
-where 2^d mod my takes eight square-and-multiply steps (d < 256) on int64 values below 2^48. The
-result has x's sign; |x| < |y| (ex < ey) gives x; NaN for a NaN operand, y = 0 or an infinite x.
-float16 and bfloat16 go through float32 (exactly); float64 is refused with a clear error.
+Each step takes M bits off the exponent gap, so 12 steps cover float32 (gaps up to 276, subnormal y)
+and 41 float64 (up to 2097). The result has x's sign; NaN for a NaN operand, y = 0 or an infinite x.
+float16 and bfloat16 go through float32 (exactly). `float64=0` leaves float64 to the back end
+(NVPTX expands an exact loop of its own).
 """
 
 from __future__ import annotations
@@ -24,18 +30,19 @@ from tilec.dialects import tile
 
 from .base import PassError, TilePass
 
-_FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+_FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
 
 @dataclass(frozen=True)
 class ExactFloatRemainderPass(TilePass):
-    """arith.remf %x, %y => the integer computation of fmod(x, y) (module doc).
+    """arith.remf %x, %y => fmod(x, y) by exact scaled reduction steps (module doc).
 
     %r = arith.remf %x, %y : tensor<64xf32>
-      =>  bitcasts, shifts, eight int64 multiply-modulo steps, %r = copysign(... , %x)
+      =>  12 x (exponents, y 2^k, trunc(x / y 2^k), fma, select); %r = copysign(..., %x)
     """
 
     name: ClassVar[str] = "tile-exact-float-remainder"
+    float64: bool = True
 
     def run(self, module: ir.Module) -> None:
         from tilec.language import core, semantic
@@ -52,62 +59,68 @@ class ExactFloatRemainderPass(TilePass):
         for op in found:
             t = op.results[0].type
             element = str(tile.element_of(t))
+            if element == "f64" and not self.float64:
+                continue
             if element not in _FLOATS:
-                raise PassError(
-                    f"a float remainder (%) on {element} is not supported here: AMD GPUs have no "
-                    "instruction for it and tilec computes it exactly only up to float32",
-                    op,
-                )
+                raise PassError(f"a float remainder (%) on {element} is not supported", op)
             dtype = getattr(core, _FLOATS[element])
+            wide = core.float64 if element == "f64" else core.float32
             shape = tuple(tile.shape_of(t))
             with op.location, ir.InsertionPoint(op):
                 x, y = (core.tensor(v, dtype, shape) for v in op.operands)
-                result = fmod_f32(semantic.cast(x, core.float32), semantic.cast(y, core.float32))
+                result = exact_fmod(semantic.cast(x, wide), semantic.cast(y, wide))
                 result = semantic.cast(result, dtype)
             op.results[0].replace_all_uses_with(result.handle)
             op.erase()
 
 
-def fmod_f32(x, y):
-    """fmod of float32 tensors (or scalars) x and y, exactly, from integer operations alone."""
+@dataclass(frozen=True)
+class _Format:
+    bits: object  # the same-width integer type (core.int32 / core.int64)
+    mantissa: int  # stored mantissa bits
+    bias: int
+    steps: int  # reduction steps for the widest exponent gap
+
+    def exponent(self, v):
+        """The unbiased exponent of positive finite v, subnormals included (scaled up to normal)."""
+        from tilec.language import core, semantic
+
+        small = semantic.compare("lt", v, 2.0 ** (1 - self.bias))
+        scaled = semantic.where(small, semantic.mul(v, 2.0 ** (self.mantissa + 1)), v)
+        field = semantic.shr(semantic.cast(scaled, self.bits, bitcast=True), self.mantissa)
+        shift = semantic.where(small, self.bias + self.mantissa + 1, self.bias)
+        return semantic.sub(semantic.cast(field, core.int32), shift)
+
+    def power_of_two(self, k, dtype):
+        """2^k for 0 <= k <= bias (built from its exponent field)."""
+        from tilec.language import semantic
+
+        field = semantic.shl(semantic.cast(semantic.add(k, self.bias), self.bits), self.mantissa)
+        return semantic.cast(field, dtype, bitcast=True)
+
+
+def exact_fmod(x, y):
+    """fmod of float32 or float64 tensors (or scalars) x and y, exactly (module doc)."""
     from tilec.language import core, semantic
 
-    int32, int64 = core.int32, core.int64
-
-    def magnitude(v):
-        bits = semantic.and_(semantic.cast(v, int32, bitcast=True), 0x7FFFFFFF)
-        biased = semantic.shr(bits, 23)
-        mantissa = semantic.where(
-            semantic.compare("eq", biased, 0), bits, semantic.or_(semantic.and_(bits, 0x7FFFFF), 0x800000)
+    dtype = x.dtype
+    f = _Format(core.int64, 52, 1023, 41) if dtype == core.float64 else _Format(core.int32, 23, 127, 12)
+    magnitude = semantic.abs_(x)
+    ax, ay = magnitude, semantic.abs_(y)
+    ey = f.exponent(ay)
+    for _ in range(f.steps):
+        k = semantic.maximum(semantic.sub(semantic.sub(f.exponent(ax), ey), f.mantissa), 0)
+        half = semantic.shr(k, 1)
+        scaled = semantic.mul(
+            semantic.mul(ay, f.power_of_two(half, dtype)), f.power_of_two(semantic.sub(k, half), dtype)
         )
-        return semantic.cast(mantissa, int64), semantic.maximum(biased, 1), biased
-
-    mx, ex, _ = magnitude(x)
-    my, ey, _ = magnitude(y)
-    d = semantic.sub(ex, ey)
-    smaller = semantic.compare("lt", d, 0)  # |x| < |y|: x itself
-    d = semantic.maximum(d, 0)
-    modulus = semantic.maximum(my, 1)  # y = 0 is NaN below; no division by zero meanwhile
-    power = semantic.broadcast_to(semantic.cast(semantic.to_tensor(1), int64), modulus.shape)
-    base = semantic.mod(
-        semantic.broadcast_to(semantic.cast(semantic.to_tensor(2), int64), modulus.shape), modulus
-    )
-    for bit in range(8):  # 2^d mod my by square and multiply, d < 256
-        taken = semantic.compare("ne", semantic.and_(semantic.shr(d, bit), 1), 0)
-        power = semantic.where(taken, semantic.mod(semantic.mul(power, base), modulus), power)
-        base = semantic.mod(semantic.mul(base, base), modulus)
-    remainder = semantic.mod(semantic.mul(mx, power), modulus)
-    # remainder 2^(ey - 150), exact in float64 (a power of two built from its exponent bits)
-    scale = semantic.cast(
-        semantic.shl(semantic.cast(semantic.add(ey, 1023 - 150), int64), 52), core.float64, bitcast=True
-    )
-    value = semantic.cast(semantic.mul(semantic.cast(remainder, core.float64), scale), core.float32)
-    signed = core.tensor(math_d.copysign(value.handle, x.handle), core.float32, value.shape)
-    result = semantic.where(smaller, x, signed)
+        q = core.tensor(math_d.trunc(semantic.truediv(ax, scaled, precise=True).handle), dtype, ax.shape)
+        r = semantic.fma(semantic.sub(0.0, q), scaled, ax)
+        r = semantic.where(semantic.compare("lt", r, 0.0), semantic.add(r, scaled), r)
+        ax = semantic.where(semantic.compare("ge", ax, ay), r, ax)
+    result = core.tensor(math_d.copysign(ax.handle, x.handle), dtype, ax.shape)
     invalid = semantic.logical_or(
         semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y)),
-        semantic.logical_or(
-            semantic.compare("eq", y, 0.0), semantic.compare("eq", semantic.abs_(x), float("inf"))
-        ),
+        semantic.logical_or(semantic.compare("eq", y, 0.0), semantic.compare("eq", magnitude, float("inf"))),
     )
     return semantic.where(invalid, float("nan"), result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math as _pymath
 import sys
+from fractions import Fraction
 
 import numpy as np
 from mlir import ir
@@ -360,13 +361,36 @@ _simple_ops = {
     "math.floor": lambda op: np.floor,
     "math.ceil": lambda op: np.ceil,
     "math.erf": lambda op: _erf,
-    "math.fma": lambda op: lambda a, b, c: a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64),
+    "math.fma": lambda op: _fma,
     "math.powf": lambda op: np.power,
     "math.trunc": lambda op: np.trunc,
     "math.roundeven": lambda op: np.rint,
     "math.round": lambda op: _round_half_away,
     "math.copysign": lambda op: np.copysign,
 }
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once. Narrower floats: the float64 product is exact and the sum rounds
+    twice at worst. float64: exactly, through rationals (NumPy has no fused multiply-add), one
+    element at a time."""
+    if np.result_type(a, b, c) != np.float64:
+        return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    return _fma64(a, b, c).astype(np.float64)
+
+
+def _fma_one(a: float, b: float, c: float) -> float:
+    if not all(_pymath.isfinite(v) for v in (a, b, c)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    try:
+        value = float(exact)
+    except OverflowError:
+        return _pymath.copysign(_pymath.inf, exact)
+    return value if value != 0 or exact != 0 else a * b + c  # the sign of an exact zero, as IEEE's
+
+
+_fma64 = np.frompyfunc(_fma_one, 3, 1)
 
 
 def _round_half_away(x):

@@ -18,8 +18,8 @@ cyl_bessel_i1 (2e-7 relative). Integer bits: popc, clz, ffs, brev (32 and 64 bit
 hadd, rhadd, sad, abs; reinterpretation: float_as_int, int_as_float, float_as_uint, uint_as_float,
 double_as_longlong, longlong_as_double; float -> integer with a rounding mode ({float,double}2{int,
 uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs' conversions do; NaN -> 0), llrint, llround, and
-exact integer -> float conversions (int2double_rn, ...); exact float helpers: fmod (on AMD computed
-with integers, as `%` on floats is there), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
+exact integer -> float conversions (int2double_rn, ...); exact float helpers: fmod (exact on GPUs by
+scaled reduction steps, as `%` on floats is there), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
 (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Functions not
 listed here (jn, yn, remainder, the directed-rounding arithmetic add_rz, ...) are not available: using
 one is a compile error that names it.
@@ -1114,8 +1114,8 @@ def llround(x) -> tensor:
 
 @builtin
 def fmod(x, y) -> tensor:
-    """C's fmod: x - trunc(x / y) y, exact (the sign of x), as `%` on floats (AMD: up to float32, computed
-    with integers by tile-exact-float-remainder)."""
+    """C's fmod: x - trunc(x / y) y, exact (the sign of x), as `%` on floats (on GPUs computed by
+    tile-exact-float-remainder's exact reduction steps)."""
     x, y, t = semantic._operands(_float(x, "fmod"), y)
     return semantic.mod(x, y)
 

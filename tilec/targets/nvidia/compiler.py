@@ -63,7 +63,7 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
         Stage(
             "gpu",
             f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
-            "tile-expand-float64-math,"
+            "tile-exact-float-remainder{float64=0},tile-expand-float64-math,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
             f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))}}},canonicalize,cse",
