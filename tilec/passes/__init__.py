@@ -8,8 +8,10 @@ from .canonicalize import CanonicalizePass
 from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
+from .cpu_duplicate_producers import CpuDuplicateProducersPass
 from .cpu_expand_maps import CpuExpandMapsPass
 from .cpu_grid import CpuGridPass
+from .cpu_pointer_offsets import CpuPointerOffsetsPass
 from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
@@ -40,6 +42,8 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuAtomicsPass,
         CpuVectorizeDotsPass,
         CpuWidenBoolBuffersPass,
+        CpuDuplicateProducersPass,
+        CpuPointerOffsetsPass,
         CpuStridedCopiesPass,
         TensorMapParamsPass,
         VerifyPass,

@@ -322,14 +322,18 @@ def _replace(op: ir.Operation, values) -> None:
 
 
 def _make_range(op, sizes):
+    # start + the loop index (a generic without inputs, like _splat's), not a constant array: fused
+    # into its users the offsets are then affine in the loop index, so LLVM sees consecutive
+    # addresses (vector loads and stores) instead of values read from a table.
     start = ir.IntegerAttr(op.attributes["start"]).value
     end = ir.IntegerAttr(op.attributes["end"]).value
-    t = op.results[0].type
     i32 = ir.IntegerType.get_signless(32)
-    attr = ir.DenseElementsAttr.get(
-        __import__("numpy").arange(start, end, dtype="int32"), type=i32, shape=[end - start]
-    )
-    _replace(op, arith.ConstantOp(t, attr).result)
+
+    def body(args):
+        index = arith.index_cast(i32, linalg.IndexOp(0).result)
+        return arith.addi(index, arith.ConstantOp(i32, start).result) if start else index
+
+    _replace(op, elementwise([], [end - start], i32, body))
 
 
 def _splat(op, sizes):

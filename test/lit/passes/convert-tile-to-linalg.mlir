@@ -3,7 +3,10 @@
 // Pointers become i64 addresses; a masked load is a linalg.generic whose body loads under scf.if;
 // boolean tensors travel as i8.
 // CHECK-LABEL: func.func @load_store(%arg0: i64, %arg1: i32)
-// CHECK: %[[R:.*]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+// The range is the loop index (so that, fused into its users, addresses are affine in it).
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: arith.index_cast %[[I]] : index to i32
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi8>)
 // CHECK: arith.cmpi slt
 // CHECK: arith.extui %{{.*}} : i1 to i8
@@ -98,4 +101,17 @@ func.func @reduce_bools(%x: tensor<4x8xi1>) -> tensor<8xi1> {
     gpu.yield %c : i1
   }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xi1>) -> tensor<8xi1>
   return %0 : tensor<8xi1>
+}
+
+// -----
+
+// A range that starts past 0 adds its start to the loop index.
+// CHECK-LABEL: func.func @range_from
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK: %[[S:.*]] = arith.constant 3 : i32
+// CHECK: arith.addi %[[C]], %[[S]] : i32
+func.func @range_from() -> tensor<4xi32> {
+  %r = "tile.make_range"() {end = 7 : i32, start = 3 : i32} : () -> tensor<4xi32>
+  return %r : tensor<4xi32>
 }

@@ -26,7 +26,7 @@ TILE_TO_LINALG = (
     "convert-tile-to-linalg,canonicalize,cse"
 )
 BUFFERIZE = (
-    "linalg-fuse-elementwise-ops,tile-cpu-vectorize-dots,"
+    "tile-cpu-duplicate-producers,linalg-fuse-elementwise-ops,tile-cpu-pointer-offsets,tile-cpu-vectorize-dots,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers,tile-cpu-strided-copies"
