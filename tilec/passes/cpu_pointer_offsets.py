@@ -45,8 +45,8 @@ def _defined_outside(value: ir.Value, loop) -> bool:
 
 @dataclass(frozen=True)
 class CpuPointerOffsetsPass(TilePass):
-    """llvm.inttoptr (arith.addi %base, %offset) with %base defined outside the enclosing op
-    => llvm.getelementptr (llvm.inttoptr %base)[%offset] : i8.
+    """llvm.inttoptr (arith.addi %base, %offset), %base defined outside the enclosing loop and %offset
+    in it => llvm.getelementptr (llvm.inttoptr %base)[%offset] : i8.
 
     %a = arith.addi %base, %off : i64        (in a linalg.generic body; %base a function argument)
     %p = llvm.inttoptr %a : i64 to !llvm.ptr
