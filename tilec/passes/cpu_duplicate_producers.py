@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .base import TilePass
+from .base import TilePass, ops_named
 
 _MAX_BODY_OPS = 12  # a few index computations, masks and pointer offsets
 _MAX_USES = 8  # a value used more often stays in its buffer
@@ -72,15 +72,7 @@ class CpuDuplicateProducersPass(TilePass):
     name: ClassVar[str] = "tile-cpu-duplicate-producers"
 
     def run(self, module: ir.Module) -> None:
-        generics = []
-
-        def collect(op):
-            op = op.operation if hasattr(op, "operation") else op
-            if _cheap_pure_generic(op):
-                generics.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        generics = [op for op in ops_named(module.operation, "linalg.generic") if _cheap_pure_generic(op)]
         # Users before producers: copying a consumer adds uses to its producers, which are copied
         # in turn when their turn comes. Integer code that shares values at every step (Philox's
         # rounds) would be copied exponentially: a budget of copies bounds it.
@@ -100,15 +92,7 @@ def _inline_into_extracts(module: ir.Module) -> None:
     """tensor.extract %t[%i] of such a generic's result (a store's loop reads its pointers and mask
     so) => the generic's body computed for element %i, its inputs that are such generics in turn
     (each once per extract: shared values stay shared)."""
-    extracts = []
-
-    def collect(op):
-        op = op.operation if hasattr(op, "operation") else op
-        if op.name == "tensor.extract" and _producer(op.operands[0]) is not None:
-            extracts.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
+    extracts = [op for op in ops_named(module.operation, "tensor.extract") if _producer(op.operands[0])]
     for op in extracts:
         with op.location, ir.InsertionPoint(op):
             value = _element(_producer(op.operands[0]), list(op.operands)[1:], {}, [_MAX_INLINED])

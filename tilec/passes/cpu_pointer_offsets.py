@@ -17,7 +17,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import llvm
 
-from .base import TilePass
+from .base import TilePass, ops_named
 from .lowering_common import DYNAMIC_INDEX
 
 _LOOPS = ("linalg.generic", "scf.for", "scf.parallel", "scf.forall")
@@ -57,17 +57,8 @@ class CpuPointerOffsetsPass(TilePass):
     name: ClassVar[str] = "tile-cpu-pointer-offsets"
 
     def run(self, module: ir.Module) -> None:
-        found = []
-
-        def collect(op):
-            op = op.operation if hasattr(op, "operation") else op
-            if op.name == "llvm.inttoptr":
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
         i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-        for op in found:
+        for op in ops_named(module.operation, "llvm.inttoptr"):
             address = op.operands[0]
             add = address.owner
             if isinstance(add, ir.Block) or add.name != "arith.addi":

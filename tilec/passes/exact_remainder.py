@@ -28,7 +28,7 @@ from mlir.dialects import math as math_d
 
 from tilec.dialects import tile
 
-from .base import PassError, TilePass
+from .base import PassError, TilePass, ops_named
 
 _FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
@@ -47,16 +47,7 @@ class ExactFloatRemainderPass(TilePass):
     def run(self, module: ir.Module) -> None:
         from tilec.language import core, semantic
 
-        found = []
-
-        def collect(op):
-            op = op.operation if hasattr(op, "operation") else op
-            if op.name == "arith.remf":
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
-        for op in found:
+        for op in ops_named(module.operation, "arith.remf"):
             t = op.results[0].type
             element = str(tile.element_of(t))
             if element == "f64" and not self.float64:
