@@ -113,6 +113,8 @@ def test_missing_function_is_named():
         ("conversions", "*fp32,*fp64,*i32,*i64,*fp32"),
         ("float_helpers", "*fp32,*fp32,*i32,*fp32,*i32"),
         ("float_remainder", "*fp32,*fp32,*fp32"),
+        ("ieee_remainder", "*fp32,*fp32,*fp32"),
+        ("ieee_remainder", "*fp64,*fp64,*fp64"),
     ],
 )
 def test_gpu_code_calls_no_vendor_library(kernel, signature):
@@ -773,6 +775,48 @@ def test_float_helpers(target):
     float_remainder[(1,)](x, y, remainders, N=256)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(remainders, np.fmod(x, y))
+
+
+@tilec.jit
+def ieee_remainder(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, libdevice.remainder(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ieee_remainder(target, dtype):
+    """libdevice.remainder is IEEE's (C's remainder, Python's math.remainder): the quotient rounded
+    to the nearest integer, ties to even, bit-exact, over the whole range, at ties (x an odd or even
+    multiple of y / 2) and for every pair of special values."""
+    import math
+
+    rng = np.random.default_rng(5)
+    n = 1024
+    top = 38 if dtype == np.float32 else 307
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    info = np.finfo(dtype)
+    tiny = np.array(info.smallest_subnormal, dtype)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.max, -info.max, 1.0, 5.5, -5.5]
+    pairs = [(a, b) for a in specials for b in specials]
+    x[: len(pairs)], y[: len(pairs)] = zip(*pairs)
+    ties = slice(len(pairs), len(pairs) + 200)  # x = k y / 2: odd k are ties
+    y[ties] = rng.standard_normal(200).astype(dtype)
+    x[ties] = (rng.integers(-40, 40, 200).astype(dtype) * y[ties] / dtype(2)).astype(dtype)
+    out = np.zeros(n, dtype)
+    ieee_remainder[(1,)](x, y, out, N=n)
+    expected = np.array(
+        [
+            math.remainder(a, b)
+            if not (math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0)
+            else math.nan
+            for a, b in zip(x.astype(float), y.astype(float))
+        ],
+        dtype,
+    )
+    ints = np.int32 if dtype == np.float32 else np.int64
+    same = (out.view(ints) == expected.view(ints)) | (np.isnan(out) & np.isnan(expected))
+    assert same.all(), list(zip(x[~same][:5], y[~same][:5], out[~same][:5], expected[~same][:5]))
 
 
 @builtin

@@ -19,9 +19,10 @@ hadd, rhadd, sad, abs; reinterpretation: float_as_int, int_as_float, float_as_ui
 double_as_longlong, longlong_as_double; float -> integer with a rounding mode ({float,double}2{int,
 uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs' conversions do; NaN -> 0), llrint, llround, and
 exact integer -> float conversions (int2double_rn, ...); exact float helpers: fmod (exact on GPUs by
-scaled reduction steps, as `%` on floats is there), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
+scaled reduction steps, as `%` on floats is there), remainder (IEEE's, from it), fdim, ldexp /
+scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
 (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Functions not
-listed here (jn, yn, remainder, the directed-rounding arithmetic add_rz, ...) are not available: using
+listed here (jn, yn, the directed-rounding arithmetic add_rz, ...) are not available: using
 one is a compile error that names it.
 """
 
@@ -1118,6 +1119,34 @@ def fmod(x, y) -> tensor:
     tile-exact-float-remainder's exact reduction steps)."""
     x, y, t = semantic._operands(_float(x, "fmod"), y)
     return semantic.mod(x, y)
+
+
+@builtin
+def remainder(x, y) -> tensor:
+    """IEEE's remainder: x - n y with n the integer nearest x / y (ties to even), exact, |result| <=
+    |y| / 2; a zero result has x's sign. From the exact fmod of |x| by 2|y|: one more |y| off gives
+    n's parity, and a remainder past |y| / 2 (or at it, n odd) goes to the nearer multiple."""
+    x, y, t = semantic._operands(_float(x, "remainder"), y)
+    ax, ay = semantic.abs_(x), semantic.abs_(y)
+    twice = semantic.mul(ay, 2.0)  # infinite only when |y| > max / 2, so |x| < 2|y| already
+    a = semantic.where(semantic.compare("eq", twice, float("inf")), ax, semantic.mod(ax, twice))
+    odd = semantic.compare("ge", a, ay)
+    a = semantic.where(odd, semantic.sub(a, ay), a)  # exact: |y| <= a < 2|y|
+    doubled = semantic.mul(a, 2.0)  # compared with |y| rather than a with |y| / 2, inexact below normals
+    up = semantic.logical_or(
+        semantic.compare("gt", doubled, ay),
+        semantic.logical_and(semantic.compare("eq", doubled, ay), odd),
+    )
+    a = semantic.where(up, semantic.sub(a, ay), a)  # exact: |y| / 2 <= a < |y|
+    positive = semantic.add(ay, 1.0)  # nonzero: copysign of it reads x's sign bit (-0 included)
+    negative = semantic.compare("lt", tensor(_mlir_math.copysign(positive.handle, x.handle), t, x.shape), 0.0)
+    result = semantic.where(negative, semantic.neg(a), a)
+    invalid = semantic.logical_or(
+        semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y)),
+        semantic.logical_or(semantic.compare("eq", y, 0.0), semantic.compare("eq", ax, float("inf"))),
+    )
+    result = semantic.where(semantic.compare("eq", ay, float("inf")), x, result)
+    return semantic.where(invalid, float("nan"), result)
 
 
 @builtin
