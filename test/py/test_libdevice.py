@@ -777,6 +777,27 @@ def test_float_helpers(target):
         np.testing.assert_array_equal(remainders, np.fmod(x, y))
 
 
+def _wide_pairs(rng, n: int, dtype):
+    """n pairs (x, y) over the whole range of dtype (subnormals included), the first ones every pair
+    of special values; returns x, y and how many pairs are special."""
+    top = 38 if dtype == np.float32 else 307
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
+    info = np.finfo(dtype)
+    tiny = np.array(info.smallest_subnormal, dtype)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.max, -info.max, 1.0, 5.5, -5.5]
+    pairs = [(a, b) for a in specials for b in specials]
+    x[: len(pairs)], y[: len(pairs)] = zip(*pairs)
+    return x, y, len(pairs)
+
+
+def _assert_same_bits(x, y, out, expected):
+    """out equals expected bit for bit (any NaN matching any NaN)."""
+    ints = np.int32 if out.dtype == np.float32 else np.int64
+    same = (out.view(ints) == expected.view(ints)) | (np.isnan(out) & np.isnan(expected))
+    assert same.all(), list(zip(x[~same][:5], y[~same][:5], out[~same][:5], expected[~same][:5]))
+
+
 @tilec.jit
 def ieee_remainder(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
@@ -792,15 +813,8 @@ def test_ieee_remainder(target, dtype):
 
     rng = np.random.default_rng(5)
     n = 1024
-    top = 38 if dtype == np.float32 else 307
-    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
-    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
-    info = np.finfo(dtype)
-    tiny = np.array(info.smallest_subnormal, dtype)
-    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.max, -info.max, 1.0, 5.5, -5.5]
-    pairs = [(a, b) for a in specials for b in specials]
-    x[: len(pairs)], y[: len(pairs)] = zip(*pairs)
-    ties = slice(len(pairs), len(pairs) + 200)  # x = k y / 2: odd k are ties
+    x, y, pairs = _wide_pairs(rng, n, dtype)
+    ties = slice(pairs, pairs + 200)  # x = k y / 2: odd k are ties
     y[ties] = rng.standard_normal(200).astype(dtype)
     x[ties] = (rng.integers(-40, 40, 200).astype(dtype) * y[ties] / dtype(2)).astype(dtype)
     out = np.zeros(n, dtype)
@@ -814,9 +828,7 @@ def test_ieee_remainder(target, dtype):
         ],
         dtype,
     )
-    ints = np.int32 if dtype == np.float32 else np.int64
-    same = (out.view(ints) == expected.view(ints)) | (np.isnan(out) & np.isnan(expected))
-    assert same.all(), list(zip(x[~same][:5], y[~same][:5], out[~same][:5], expected[~same][:5]))
+    _assert_same_bits(x, y, out, expected)
 
 
 @builtin
@@ -840,16 +852,9 @@ def test_exact_float_remainder(target, dtype):
     values."""
     rng = np.random.default_rng(0)
     n = 2048
-    top = 38 if dtype == np.float32 else 307
-    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
-    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-top - 7, top + 1, n)).astype(dtype)
-    info = np.finfo(dtype)
-    tiny = np.array(info.smallest_subnormal, dtype)
-    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.max, -info.max, 1.0, 5.5, -5.5]
-    pairs = [(a, b) for a in specials for b in specials]
-    x[: len(pairs)], y[: len(pairs)] = zip(*pairs)
+    x, y, pairs = _wide_pairs(rng, n, dtype)
     # multiples of y and their neighbours: the division rounds up to the next integer
-    m = slice(len(pairs), len(pairs) + 600)
+    m = slice(pairs, pairs + 600)
     base = (rng.standard_normal(600) * 10.0 ** rng.integers(-20, 20, 600)).astype(dtype)
     mult = rng.integers(1, 2**20, 600).astype(dtype) * dtype(2.0) ** rng.integers(0, 60, 600).astype(dtype)
     side = np.where(np.arange(600) % 3 == 1, 0, np.inf)  # every third exact, then below, above
@@ -861,9 +866,7 @@ def test_exact_float_remainder(target, dtype):
     exact_remainder[(1,)](x, y, out, N=n)
     with np.errstate(all="ignore"):
         expected = np.fmod(x, y)
-    ints = np.int32 if dtype == np.float32 else np.int64
-    same = (out.view(ints) == expected.view(ints)) | (np.isnan(out) & np.isnan(expected))
-    assert same.all(), list(zip(x[~same][:5], y[~same][:5], out[~same][:5], expected[~same][:5]))
+    _assert_same_bits(x, y, out, expected)
 
 
 @tilec.jit
