@@ -169,17 +169,25 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
     # fp32 inputs run on tf32 tensor cores (Triton's and tilec's default input_precision); cuBLAS is
     # allowed tf32 too, so all three do the same arithmetic.
     torch.backends.cuda.matmul.allow_tf32 = True
-    cases = [(torch.float16, "fp16", shapes, False), (torch.bfloat16, "bf16", shapes, False)]
-    cases.append((torch.float32, "fp32", [(4096, 4096, 4096)], False))
+    # (dtype, name, shapes, A column-major, B column-major)
+    cases = [(torch.float16, "fp16", shapes, False, False), (torch.bfloat16, "bf16", shapes, False, False)]
+    cases.append((torch.float32, "fp32", [(4096, 4096, 4096)], False, False))
     # B column-major (a transposed view, as x @ W.T with W [N, K]): loads vectorized along K
-    cases.append((torch.float16, "fp16 B col-major", [(4096, 4096, 4096)], True))
-    cases.append((torch.float32, "fp32 B col-major", [(4096, 4096, 4096)], True))
-    for dtype, dname, dtype_shapes, b_column in cases:
+    cases.append((torch.float16, "fp16 B col-major", [(4096, 4096, 4096)], False, True))
+    cases.append((torch.float32, "fp32 B col-major", [(4096, 4096, 4096)], False, True))
+    # A column-major (x.T @ dy, a weight gradient): loads vectorized along M
+    cases.append((torch.float16, "fp16 A col-major", [(4096, 4096, 4096)], True, False))
+    cases.append((torch.bfloat16, "bf16 A col-major", [(4096, 4096, 4096)], True, False))
+    for dtype, dname, dtype_shapes, a_column, b_column in cases:
         for M, N, K in dtype_shapes:
             case_configs = FP32_CONFIGS if dtype == torch.float32 else configs
             if winners and M <= 128 and dtype != torch.float32:
                 case_configs = case_configs + SKINNY
-            a = torch.randn(M, K, device="cuda", dtype=dtype)
+            a = (
+                torch.randn(K, M, device="cuda", dtype=dtype).T
+                if a_column
+                else torch.randn(M, K, device="cuda", dtype=dtype)
+            )
             b = (
                 torch.randn(N, K, device="cuda", dtype=dtype).T
                 if b_column

@@ -65,11 +65,11 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
     """{tile.load: depth} for the loads convert-tile-to-gpu will stream into shared memory with
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the
     warpgroup-MMA dots in the loop body, each loaded in the loop body and used by the dot alone (B
-    possibly through tl.trans, fp8 through its bitcast), A row-major, a 16-bit B row- or
-    column-major, an 8-bit or fp32 B K-contiguous; a dot's B must qualify. All at one depth: as many
-    iterations ahead as the rings (wgmma.ring_stages buffers each) fit in shared memory together, at
-    most `wanted`; dots whose ring would not fit even one iteration ahead keep their loads in
-    registers."""
+    possibly through tl.trans, fp8 through its bitcast), A row-major (a 16-bit A also
+    column-major), a 16-bit B row- or column-major, an 8-bit or fp32 B K-contiguous; a dot's B must
+    qualify. All at one depth: as many iterations ahead as the rings (wgmma.ring_stages buffers
+    each) fit in shared memory together, at most `wanted`; dots whose ring would not fit even one
+    iteration ahead keep their loads in registers."""
     body = loop.regions[0].blocks[0]
     dots = []  # (dot, its streamable loads, one stage buffer's bytes)
     for op in body.operations:
@@ -108,6 +108,8 @@ def _streamable(dot, index: int, kind: str, loop, axis):
     column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
     if index == 1 and not transposed:
         ok = column_major or elem_bytes == 2  # only a 16-bit B may be read N-major
+    elif index == 0:
+        ok = not column_major or elem_bytes == 2  # only a 16-bit A may be read M-major
     else:
         ok = not column_major
     # copies of at least 4 bytes: contiguous, aligned and masked alike (the lowering's access

@@ -104,7 +104,7 @@ def descriptor_of(load: ir.Operation) -> str | None:
 def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | None:
     """The boxes that copy operand `operand`'s tiles (the loads of one ring stream, all through one
     descriptor), or None when they cannot go by tensor copies."""
-    if not lowering.tma or not staging.swizzle:
+    if not lowering.tma or not staging.swizzle or (operand == 0 and staging.a_m_major):
         return None
     names = {descriptor_of(load) for load in loads}
     if len(names) != 1 or None in names:

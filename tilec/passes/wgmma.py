@@ -309,7 +309,8 @@ def pipelined_loop(op):
 
 
 class Staging:
-    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes: A K-major at offset 0
+    """Where one dot's A and B sit in a shared-memory buffer of `bytes` bytes: A at offset 0, K-major
+    or, with `a_m_major` (a column-major 16-bit A streamed by cp.async, imm-trans-a = 1), M-major
     (unless `a_in_registers`: then the buffer holds B alone), B after it in `b_mode` "n-major" (a
     row-major 16-bit B, imm-trans-b = 1), "k-major" (a column-major B, or an 8-bit row-major B
     stored transposed) or "trans" (B = trans(X), X's rows being B's columns). Offsets are i32 values
@@ -321,11 +322,13 @@ class Staging:
     address bits 4 .. 3 + log2(S/16) XORed with bits 7 .. (Swizzle<log2(S/16), 4, 3>; for 128-byte
     rows the 16-byte chunk c of row r lands at chunk c ^ (r mod 8)), the buffer aligned to 1024
     bytes. Along the other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N
-    beyond S bytes)."""
+    beyond S bytes). An M-major A always has 128-byte rows: one atom column is one 64-row instruction
+    block, K rows deep, and the blocks are ordered as `_hardware_row` orders A's rows (a permutation
+    of 8-row groups, so 8 neighbouring values along M stay one 16-byte chunk)."""
 
     def __init__(
         self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False,
-        a_in_registers: bool = False,
+        a_in_registers: bool = False, a_m_major: bool = False,
     ):  # fmt: skip
         self.m, self.n, self.k, self.num_warps, self.b_mode = m, n, k, num_warps, b_mode
         self.elem_bytes = element_bytes(kind)
@@ -336,9 +339,12 @@ class Staging:
         self.b_lbo, self.b_sbo = _a_strides(self.k16) if self.b_k_major else _b_strides(self.k16)
         self.b_start = _a_bytes(m, self.k16)
         self.bytes = _smem_bytes(m, n, self.k16)
-        self.swizzle = swizzle and self.swizzle_widths(m, n, k, self.elem_bytes, b_mode) is not None
+        widths = self.swizzle_widths(m, n, k, self.elem_bytes, b_mode, a_m_major)
+        self.swizzle = swizzle and widths is not None
+        # only the swizzled layout has an M-major A (cp_async._plan_dot streams it only then)
+        self.a_m_major = a_m_major and self.swizzle
         if self.swizzle:
-            self.a_width, self.b_width = self.swizzle_widths(m, n, k, self.elem_bytes, b_mode)
+            self.a_width, self.b_width = widths
             self.b_start = _align(m * k * self.elem_bytes)
             self.bytes = self.b_start + _align(k * n * self.elem_bytes)
         self.a_in_registers = a_in_registers
@@ -347,9 +353,9 @@ class Staging:
             self.b_start = 0
 
     @staticmethod
-    def swizzle_widths(m, n, k, elem_bytes, b_mode):
+    def swizzle_widths(m, n, k, elem_bytes, b_mode, a_m_major: bool = False):
         """(S of A, S of B) in bytes, or None when a row is not a multiple of 32 bytes."""
-        a = _swizzle_width(k * elem_bytes)
+        a = _swizzle_width((64 if a_m_major else k) * elem_bytes)
         b = _swizzle_width((k if b_mode != "n-major" else n) * elem_bytes)
         return None if a is None or b is None else (a, b)
 
@@ -380,6 +386,8 @@ class Staging:
 
     def a_offset(self, row, col):
         hardware = _hardware_row(row, self.num_warps)
+        if self.a_m_major:  # rows of K, each 64 values of M (one instruction block) per atom
+            return self._swizzled(col, hardware, self.k, self.a_width)
         if self.swizzle:
             return self._swizzled(hardware, col, self.m, self.a_width)
         return self._core_offset(hardware, col, self.a_lbo, self.a_sbo)
@@ -413,9 +421,13 @@ class Staging:
 
     # -- what one instruction reads: k-step ks (32 bytes of K), 64-row block, columns from c0 ----
     def a_block_bytes(self) -> int:
+        if self.a_m_major:
+            return self.k * self.a_width
         return 64 * self.a_width if self.swizzle else 8 * self.a_sbo
 
     def a_step(self, ks: int) -> int:
+        if self.a_m_major:  # 16 rows of K per k-step
+            return 16 * ks * self.a_width
         if self.swizzle:
             return (32 * ks // self.a_width) * self.m * self.a_width + 32 * ks % self.a_width
         return 2 * ks * self.a_lbo
@@ -431,6 +443,8 @@ class Staging:
 
     def a_fields(self) -> tuple[int, int, int]:
         """(LBO, SBO, layout type) of A's descriptors."""
+        if self.a_m_major:  # as an N-major B's: atoms along M K rows apart, 8-row groups of K
+            return self.k * self.a_width, 8 * self.a_width, _LAYOUT_TYPE[self.a_width]
         if self.swizzle:
             return 16, 8 * self.a_width, _LAYOUT_TYPE[self.a_width]
         return self.a_lbo, self.a_sbo, 0
@@ -623,7 +637,14 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                         else [target[r] for r in regs]
                     )
                     outs = _wgmma(
-                        kind, width, desc_a, desc_b, inputs, not staging.b_k_major, 0 if fresh else 1
+                        kind,
+                        width,
+                        desc_a,
+                        desc_b,
+                        inputs,
+                        not staging.b_k_major,
+                        0 if fresh else 1,
+                        a_m_major=staging.a_m_major,
                     )
                     for r, v in zip(regs, outs):
                         target[r] = v
@@ -794,7 +815,9 @@ def _tied_asm(text: str, values: list[ir.Value], extra=(), extra_constraints: st
     return [llvm.ExtractValueOp(t, out, [i]).result for i in range(count)]
 
 
-def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d: int = 1) -> list[ir.Value]:
+def _wgmma(
+    kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d: int = 1, a_m_major: bool = False
+) -> list[ir.Value]:
     """kind "f16.f16"/"bf16.bf16" (k16, with scale and transpose immediates), an fp8 pair such as
     "e4m3.e5m2" (k32, scale immediates only), "s8.s8" (k32, i32 accumulator, no immediates) or
     "tf32.tf32" (k8, scale immediates only): all but the 16-bit forms read A and B K-major only."""
@@ -816,7 +839,7 @@ def _wgmma(kind: str, width: int, desc_a, desc_b, acc, b_n_major: bool, scale_d:
     elif a_type in K_MAJOR_ONLY:  # fp8, tf32: scale immediates, no transpose
         immediates = ", 1, 1"
     else:
-        immediates = f", 1, 1, 0, {int(b_n_major)}"
+        immediates = f", 1, 1, {int(a_m_major)}, {int(b_n_major)}"
     text = (
         "{ .reg .pred p; setp.ne.b32 p, $" + str(count + 2) + ", 0; "
         f"wgmma.mma_async.sync.aligned.{shape}.{accumulator}.{a_type}.{b_type} "
