@@ -430,7 +430,7 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     coords = lowering.coords(layout)
     nbytes = stream.width * ring.staging.elem_bytes
     # 16-byte copies bypass L1 (.cg), as the tiles are read once per CTA; smaller ones must use .ca,
-    # and so do an M-major A's (column-major, imm-trans-a): its rows are permuted in 8-row groups (Staging), which sends the two
+    # and so do an M-major A's: its rows are permuted in 8-row groups (Staging), which sends the two
     # halves of every 32-byte global sector to chunks 32 bytes apart, and bypassing copies then go to
     # L2 one per lane, each sector twice (H200, ncu: 7x the L2 requests, 1.5x the sectors of a
     # row-major A); through L1 the halves meet again (fp16 4096^3, 128x256x64: 416 -> 553 TFLOP/s).
