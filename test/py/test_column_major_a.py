@@ -11,11 +11,11 @@ import shutil
 import numpy as np
 import pytest
 from gpu_launch import needs_gpu
+from test_cp_async import COPY
 
 import tilec
 import tilec.language as tl
 
-COPY = re.compile(r"cp\.async\.(cg|ca)\.shared\.global \[%r\d+\], \[%rd\d+\], (\d+),")
 # the immediates after the scale-d predicate: scale-a, scale-b, trans-a, trans-b
 WGMMA_16BIT = re.compile(
     r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.b?f16\.b?f16 .*?, p, 1, 1, (\d), (\d);"

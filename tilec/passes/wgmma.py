@@ -636,16 +636,8 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
                         if fresh
                         else [target[r] for r in regs]
                     )
-                    outs = _wgmma(
-                        kind,
-                        width,
-                        desc_a,
-                        desc_b,
-                        inputs,
-                        not staging.b_k_major,
-                        0 if fresh else 1,
-                        a_m_major=staging.a_m_major,
-                    )
+                    outs = _wgmma(kind, width, desc_a, desc_b, inputs, not staging.b_k_major,
+                                  0 if fresh else 1, a_m_major=staging.a_m_major)  # fmt: skip
                     for r, v in zip(regs, outs):
                         target[r] = v
                 touched.extend(regs)
