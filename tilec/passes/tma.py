@@ -46,6 +46,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 
 from tilec.dialects import tile
 
+from . import wgmma
 from .lowering_common import segments
 
 A_BOX_ROWS = 8  # A's rows are permuted by 8-row groups (wgmma._hardware_row)
@@ -118,12 +119,10 @@ def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | Non
     if cols % band or rows % box_rows or box_rows > MAX_BOX or band > MAX_BOX:
         return None
     boxes = [
-        Box(r, c, _constant_offset(staging, operand, r, c))
+        Box(r, c, staging.offset(operand, r, c, wgmma.PY_INTS))
         for c in range(0, cols, band)
         for r in range(0, rows, box_rows)
     ]
-    if any(box.offset is None for box in boxes):
-        return None
     element = tile.element_of(loads[0].results[0].type)
     gather = gather_factors(rows, staging.num_warps) if operand == 0 else None
     return TmaStream(
@@ -152,7 +151,7 @@ def gather_factors(rows: int, num_warps: int) -> list | None:
     position = 0
     for index in _walk([e for _, e in factors]):
         logical = sum(i * s for i, (s, _) in zip(index, factors))
-        if _hardware_row(logical, num_warps) != position:
+        if wgmma._hardware_row(logical, num_warps, wgmma.PY_INTS) != position:
             return None
         position += 1
     outer = max(factors)
@@ -167,49 +166,6 @@ def _walk(extents: list):
     for rest in _walk(extents[1:]):
         for i in range(extents[0]):
             yield (i, *rest)
-
-
-def _hardware_row(row: int, num_warps: int) -> int:
-    """wgmma._hardware_row on integers."""
-    groups = num_warps // 4
-    g, w, r = row & 7, (row >> 3) & (num_warps - 1), row // (8 * num_warps)
-    wg, wl, j, half = w >> 2, w & 3, r >> 1, r & 1
-    return (((j * groups + wg) << 6) | (wl << 4)) | ((half << 3) | g)
-
-
-def _constant_offset(staging, operand: int, row: int, col: int) -> int | None:
-    """Staging's byte offset of element (row, col), folded to a constant (the box's start)."""
-    i32 = ir.IntegerType.get_signless(32)
-    module = ir.Module.create()
-    with ir.InsertionPoint(module.body):
-        r, c = arith.ConstantOp(i32, row).result, arith.ConstantOp(i32, col).result
-        value = staging.offset(operand, r, c)
-    return _fold(value)  # the scratch module goes with its Python object
-
-
-def _fold(value: ir.Value) -> int | None:
-    """The value of an arith expression of constants (Staging's offsets), evaluated here."""
-    op = value.owner
-    name = op.name
-    if name == "arith.constant":
-        return ir.IntegerAttr(op.attributes["value"]).value
-    args = [_fold(v) for v in op.operands]
-    if None in args:
-        return None
-    a, b = args
-    table = {
-        "arith.addi": lambda: a + b,
-        "arith.subi": lambda: a - b,
-        "arith.muli": lambda: a * b,
-        "arith.shli": lambda: a << b,
-        "arith.shrui": lambda: a >> b,
-        "arith.andi": lambda: a & b,
-        "arith.ori": lambda: a | b,
-        "arith.xori": lambda: a ^ b,
-        "arith.divui": lambda: a // b,
-        "arith.remui": lambda: a % b,
-    }
-    return table[name]() if name in table else None
 
 
 def maps_attribute(maps: list) -> ir.Attribute:

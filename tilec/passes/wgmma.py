@@ -30,6 +30,7 @@ The strides carry 16 bytes of padding where a warp's 16-byte stores would otherw
 from __future__ import annotations
 
 import math
+import operator
 
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm
@@ -252,21 +253,44 @@ def _c(v: int, bits: int = 32) -> ir.Value:
     return arith.ConstantOp(ir.IntegerType.get_signless(bits), v).result
 
 
+class _IrInts:
+    """The integer arithmetic Staging's offsets are written in, as arith ops on i32 values."""
+
+    const = staticmethod(_c)
+    addi, muli, andi, ori = (staticmethod(f) for f in (arith.addi, arith.muli, arith.andi, arith.ori))
+    xori, shli, shrui = (staticmethod(f) for f in (arith.xori, arith.shli, arith.shrui))
+
+
+class _PyInts:
+    """The same arithmetic on Python ints: planning asks where an element would land."""
+
+    const = staticmethod(int)
+    addi, muli, andi, ori = (
+        staticmethod(f) for f in (operator.add, operator.mul, operator.and_, operator.or_)
+    )
+    xori, shli, shrui = (staticmethod(f) for f in (operator.xor, operator.lshift, operator.rshift))
+
+
+IR_INTS, PY_INTS = _IrInts(), _PyInts()
+
+
 def _log2(v: int) -> int:
     return v.bit_length() - 1
 
 
-def _hardware_row(row: ir.Value, num_warps: int) -> ir.Value:
-    """Logical accumulator row -> row of the instruction blocks in A's shared memory (module doc)."""
+def _hardware_row(row, num_warps: int, ops=None):
+    """Logical accumulator row -> row of the instruction blocks in A's shared memory (module doc).
+    On i32 values, or on Python ints with `ops=PY_INTS`."""
+    ops = ops or IR_INTS
     groups = num_warps // 4
-    g = arith.andi(row, _c(7))
-    w = arith.andi(arith.shrui(row, _c(3)), _c(num_warps - 1))
-    r = arith.shrui(row, _c(_log2(8 * num_warps)))
-    wg, wl = arith.shrui(w, _c(2)), arith.andi(w, _c(3))
-    j, half = arith.shrui(r, _c(1)), arith.andi(r, _c(1))
-    block = arith.addi(arith.muli(j, _c(groups)), wg)
-    out = arith.ori(arith.shli(block, _c(6)), arith.shli(wl, _c(4)))
-    return arith.ori(out, arith.ori(arith.shli(half, _c(3)), g))
+    g = ops.andi(row, ops.const(7))
+    w = ops.andi(ops.shrui(row, ops.const(3)), ops.const(num_warps - 1))
+    r = ops.shrui(row, ops.const(_log2(8 * num_warps)))
+    wg, wl = ops.shrui(w, ops.const(2)), ops.andi(w, ops.const(3))
+    j, half = ops.shrui(r, ops.const(1)), ops.andi(r, ops.const(1))
+    block = ops.addi(ops.muli(j, ops.const(groups)), wg)
+    out = ops.ori(ops.shli(block, ops.const(6)), ops.shli(wl, ops.const(4)))
+    return ops.ori(out, ops.ori(ops.shli(half, ops.const(3)), g))
 
 
 def _descriptor(address: ir.Value, lbo: int, sbo: int, layout: int = 0) -> ir.Value:
@@ -359,65 +383,70 @@ class Staging:
         b = _swizzle_width((k if b_mode != "n-major" else n) * elem_bytes)
         return None if a is None or b is None else (a, b)
 
-    def _core_offset(self, outer, inner, lbo, sbo):
+    def _core_offset(self, outer, inner, lbo, sbo, ops):
         """Byte offset of element (outer, inner) in cores of 8 `outer` x 16 bytes of `inner` (K-major:
         outer M or N, inner K), neighbours along `inner` LBO apart."""
-        core = arith.addi(
-            arith.muli(arith.shrui(outer, _c(3)), _c(sbo)),
-            arith.muli(arith.shrui(inner, _c(_log2(self.per_row))), _c(lbo)),
+        core = ops.addi(
+            ops.muli(ops.shrui(outer, ops.const(3)), ops.const(sbo)),
+            ops.muli(ops.shrui(inner, ops.const(_log2(self.per_row))), ops.const(lbo)),
         )
-        within = arith.addi(
-            arith.shli(arith.andi(outer, _c(7)), _c(4)),
-            arith.shli(arith.andi(inner, _c(self.per_row - 1)), _c(_log2(self.elem_bytes))),
+        within = ops.addi(
+            ops.shli(ops.andi(outer, ops.const(7)), ops.const(4)),
+            ops.shli(ops.andi(inner, ops.const(self.per_row - 1)), ops.const(_log2(self.elem_bytes))),
         )
-        return arith.addi(core, within)
+        return ops.addi(core, within)
 
-    def _swizzled(self, row, col, rows: int, width: int):
+    def _swizzled(self, row, col, rows: int, width: int, ops):
         """Byte offset of element (row, col) of a [rows, *] operand stored in rows of `width` bytes
         (col along the row), atoms of `rows` x `width` bytes one after another, then swizzled."""
-        col_bytes = arith.shli(col, _c(_log2(self.elem_bytes))) if self.elem_bytes > 1 else col
-        atom = arith.shrui(col_bytes, _c(_log2(width)))
-        logical = arith.addi(
-            arith.addi(arith.muli(atom, _c(rows * width)), arith.muli(row, _c(width))),
-            arith.andi(col_bytes, _c(width - 1)),
+        col_bytes = ops.shli(col, ops.const(_log2(self.elem_bytes))) if self.elem_bytes > 1 else col
+        atom = ops.shrui(col_bytes, ops.const(_log2(width)))
+        logical = ops.addi(
+            ops.addi(ops.muli(atom, ops.const(rows * width)), ops.muli(row, ops.const(width))),
+            ops.andi(col_bytes, ops.const(width - 1)),
         )
-        phase = arith.andi(arith.shrui(logical, _c(7)), _c(width // 16 - 1))
-        return arith.xori(logical, arith.shli(phase, _c(4)))
+        phase = ops.andi(ops.shrui(logical, ops.const(7)), ops.const(width // 16 - 1))
+        return ops.xori(logical, ops.shli(phase, ops.const(4)))
 
-    def a_offset(self, row, col):
-        hardware = _hardware_row(row, self.num_warps)
+    def a_offset(self, row, col, ops=None):
+        ops = ops or IR_INTS
+        hardware = _hardware_row(row, self.num_warps, ops)
         if self.a_m_major:  # rows of K, each 64 values of M (one instruction block) per atom
-            return self._swizzled(col, hardware, self.k, self.a_width)
+            return self._swizzled(col, hardware, self.k, self.a_width, ops)
         if self.swizzle:
-            return self._swizzled(hardware, col, self.m, self.a_width)
-        return self._core_offset(hardware, col, self.a_lbo, self.a_sbo)
+            return self._swizzled(hardware, col, self.m, self.a_width, ops)
+        return self._core_offset(hardware, col, self.a_lbo, self.a_sbo, ops)
 
-    def b_offset(self, row, col):
+    def b_offset(self, row, col, ops=None):
         """(row, col) of the tensor stored: B's (k, n), or X's (n, k) in "trans" mode."""
+        ops = ops or IR_INTS
         if self.swizzle:
             if self.b_mode == "trans":
-                offset = self._swizzled(row, col, self.n, self.b_width)
+                offset = self._swizzled(row, col, self.n, self.b_width, ops)
             elif self.b_k_major:
-                offset = self._swizzled(col, row, self.n, self.b_width)
+                offset = self._swizzled(col, row, self.n, self.b_width, ops)
             else:
-                offset = self._swizzled(row, col, self.k, self.b_width)
+                offset = self._swizzled(row, col, self.k, self.b_width, ops)
         elif self.b_mode == "trans":
-            offset = self._core_offset(row, col, self.b_lbo, self.b_sbo)
+            offset = self._core_offset(row, col, self.b_lbo, self.b_sbo, ops)
         elif self.b_k_major:
-            offset = self._core_offset(col, row, self.b_lbo, self.b_sbo)
+            offset = self._core_offset(col, row, self.b_lbo, self.b_sbo, ops)
         else:  # N-major: cores (n/8, k/8), 16-byte rows along n, k-rows inside a core
-            core = arith.addi(
-                arith.muli(arith.shrui(col, _c(3)), _c(self.b_sbo)),
-                arith.muli(arith.shrui(row, _c(3)), _c(self.b_lbo)),
+            core = ops.addi(
+                ops.muli(ops.shrui(col, ops.const(3)), ops.const(self.b_sbo)),
+                ops.muli(ops.shrui(row, ops.const(3)), ops.const(self.b_lbo)),
             )
-            inner = arith.addi(
-                arith.shli(arith.andi(row, _c(7)), _c(4)), arith.shli(arith.andi(col, _c(7)), _c(1))
+            inner = ops.addi(
+                ops.shli(ops.andi(row, ops.const(7)), ops.const(4)),
+                ops.shli(ops.andi(col, ops.const(7)), ops.const(1)),
             )
-            offset = arith.addi(core, inner)
-        return arith.addi(offset, _c(self.b_start))
+            offset = ops.addi(core, inner)
+        return ops.addi(offset, ops.const(self.b_start))
 
-    def offset(self, operand: int, row, col):
-        return self.a_offset(row, col) if operand == 0 else self.b_offset(row, col)
+    def offset(self, operand: int, row, col, ops=None):
+        """Byte offset of operand `operand`'s element (row, col): i32 values built at the insertion
+        point, or Python ints with `ops=PY_INTS`."""
+        return self.a_offset(row, col, ops) if operand == 0 else self.b_offset(row, col, ops)
 
     # -- what one instruction reads: k-step ks (32 bytes of K), 64-row block, columns from c0 ----
     def a_block_bytes(self) -> int:

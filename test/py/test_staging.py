@@ -1,0 +1,57 @@
+"""wgmma.Staging's offsets are written once for two uses: as i32 arith ops in the kernel (where
+cp.async and register stores put an operand) and on Python ints while planning (tensor-copy boxes,
+tma.plan_stream). Both must give the same byte for every element, in every layout."""
+
+import pytest
+from mlir import ir, passmanager
+from mlir.dialects import arith, func
+
+from tilec.passes import wgmma
+
+# (m, n, k, kind, warps, B mode, swizzle, A M-major)
+LAYOUTS = [
+    (128, 256, 64, "f16.f16", 8, "n-major", True, False),
+    (128, 256, 64, "f16.f16", 8, "n-major", True, True),
+    (128, 128, 64, "bf16.bf16", 4, "k-major", True, True),
+    (64, 64, 128, "f16.f16", 4, "trans", True, False),
+    (128, 128, 128, "e4m3.e4m3", 8, "k-major", True, False),
+    (128, 64, 32, "tf32.tf32", 4, "k-major", True, False),
+    (128, 128, 64, "f16.f16", 8, "n-major", False, False),
+    (64, 128, 32, "f16.f16", 4, "k-major", False, False),
+    (64, 64, 64, "s8.s8", 4, "k-major", False, False),
+]
+
+
+def _ir_offsets(staging, points):
+    """The kernel's offsets of `points` [(operand, row, col)], folded by MLIR's canonicalizer."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("offsets", ([], [i32] * len(points)))
+            with ir.InsertionPoint(fn.add_entry_block()):
+                values = [
+                    staging.offset(operand, arith.constant(i32, row), arith.constant(i32, col))
+                    for operand, row, col in points
+                ]
+                func.ReturnOp(values)
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+        ret = list(fn.entry_block.operations)[-1]
+        return [ir.IntegerAttr(v.owner.attributes["value"]).value for v in ret.operands]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda p: "-".join(map(str, p)))
+def test_int_offsets_match_kernel_offsets(layout):
+    m, n, k, kind, warps, b_mode, swizzle, a_m_major = layout
+    staging = wgmma.Staging(m, n, k, kind, warps, b_mode, swizzle=swizzle, a_m_major=a_m_major)
+    assert staging.a_m_major == a_m_major
+    b_rows, b_cols = (n, k) if b_mode == "trans" else (k, n)
+    points = [(0, r, c) for r in range(0, m, 3) for c in range(0, k, 5)]
+    points += [(1, r, c) for r in range(0, b_rows, 3) for c in range(0, b_cols, 7)]
+    expected = _ir_offsets(staging, points)
+    got = [staging.offset(operand, row, col, wgmma.PY_INTS) for operand, row, col in points]
+    assert got == expected
+    # and no two elements of one operand share a byte
+    for operand in (0, 1):
+        mine = [o for (op, _, _), o in zip(points, got) if op == operand]
+        assert len(set(mine)) == len(mine)
