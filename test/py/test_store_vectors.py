@@ -1,5 +1,6 @@
 """Stores of tensor-core accumulators in 16-byte vectors (store_vectors.py): lanes exchange fragments
-with shuffles so that each stores a run of consecutive elements. The PTX checked and assembled in CI
+with shuffles so that each stores a run of consecutive elements; an fp32 accumulator stored as
+fp16/bf16 is rounded by packed conversions, two values each. The PTX checked and assembled in CI
 for wgmma (sm_90a) and mma.sync (sm_80) accumulators and every output type, the code object for
 MFMA (gfx942, not executed: no AMD GPU); on a GPU, results with
 ragged M and N, an epilogue between the dot and the store, and the fallback where the axis analysis
@@ -95,6 +96,10 @@ def test_accumulator_stores_are_wide(inputs, out, target, config, width):
     per_thread = bm * bn * BYTES[out] // (warps * 32)
     assert len(stores) == per_thread // width  # every element stored once, in vectors
     assert "shfl.sync.bfly" in ptx
+    if inputs != "i8" and out in ("fp16", "bf16"):  # the fp32 accumulator rounded two at a time
+        kind = "f16" if out == "fp16" else "bf16"
+        assert ptx.count(f"cvt.rn.{kind}x2.f32") == per_thread // 4  # 2 values of 2 bytes each
+        assert f"cvt.rn.{kind}.f32" not in ptx
     if shutil.which("ptxas"):
         assert "cubin" in compiled.asm
 

@@ -87,3 +87,24 @@ func.func @pointer_casts(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %o
   "tile.store"(%q, %z) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.ptr<i32>, i32) -> ()
   return
 }
+
+// -----
+
+// f32 -> f16 rounds two registers at a time: each pair of neighbours goes through one
+// vector<2xf32> -> vector<2xf16> truncation (one packed cvt.rn.f16x2.f32 on NVIDIA), here 4 values
+// per thread in 2 pairs; no scalar truncation is left.
+// CHECK-LABEL: gpu.func @round_to_half
+// CHECK-COUNT-2: arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK-NOT: arith.truncf
+// CHECK: llvm.store %{{.*}} : vector<4xf16>, !llvm.ptr<1>
+func.func @round_to_half(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %dst: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 512 : i32, start = 0 : i32} : () -> tensor<512xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<512x!tile.ptr<f32>>
+  %p = "tile.addptr"(%ps, %r) : (tensor<512x!tile.ptr<f32>>, tensor<512xi32>) -> tensor<512x!tile.ptr<f32>>
+  %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<512x!tile.ptr<f32>>) -> tensor<512xf32>
+  %h = arith.truncf %v : tensor<512xf32> to tensor<512xf16>
+  %qs = "tile.splat"(%dst) : (!tile.ptr<f16>) -> tensor<512x!tile.ptr<f16>>
+  %q = "tile.addptr"(%qs, %r) : (tensor<512x!tile.ptr<f16>>, tensor<512xi32>) -> tensor<512x!tile.ptr<f16>>
+  "tile.store"(%q, %h) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<512x!tile.ptr<f16>>, tensor<512xf16>) -> ()
+  return
+}
