@@ -183,6 +183,26 @@ def test_range_with_a_run_time_step_of_either_sign(monkeypatch, target):
         assert list(out) == [acc, count], (lb, ub, step)
 
 
+@tilec.jit
+def rows_times_options(out_ptr, n_rows, num_stages: tl.constexpr, num_warps: tl.constexpr):
+    """Triton's softmax tutorial names a parameter `num_stages` (for `tl.range`) and passes it by
+    keyword at launch."""
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages):
+        tl.store(out_ptr + row, row * 100 + num_stages * 10 + num_warps)
+
+
+def test_parameters_named_like_launch_options(target):
+    """A keyword that names a kernel parameter goes to that parameter, as in Triton (it used to be
+    taken as the launch option alone: "missing a required argument: 'num_stages'")."""
+    out = np.zeros(7, np.int32)
+    rows_times_options[(3,)](out, 7, num_stages=2, num_warps=8)
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
+    rows_times_options[(2,)](out, 7, 1, num_warps=4)  # positional too
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 14)
+    compiled = rows_times_options.warmup(out, 7, num_stages=3, num_warps=2, grid=(1,))
+    assert "tile.store" in compiled.asm["tile"]
+
+
 def test_grid_callable(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     x, y = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)

@@ -40,6 +40,7 @@ class JITFunction:
         self.__wrapped__ = fn
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
+        self._parameter_set = frozenset(self.arg_names)
         self.constexpr_names = {
             n for n, p in self.signature.parameters.items() if is_constexpr_annotation(p.annotation)
         }
@@ -173,7 +174,8 @@ class JITFunction:
             )
         return specs, tuple(key)
 
-    def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
+    def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
+        num_warps, num_stages = self._launch_options(kwargs, num_warps, num_stages)
         # Fast path: a launch like an earlier one (same argument kinds, dtypes, alignment, constexprs)
         # goes from a dict lookup straight to the target's launcher, with no binding or specialization.
         try:
@@ -209,6 +211,17 @@ class JITFunction:
             return kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
         except (CompilationError, InterpreterError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
+
+    def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int]:
+        """(num_warps, num_stages) of a launch. A kernel may have a parameter of either name (Triton's
+        softmax tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the
+        keyword then goes to the parameter, and the option keeps its default."""
+        for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if value is not None and name in self._parameter_set:
+                kwargs[name] = value
+        num_warps = 4 if num_warps is None or "num_warps" in self._parameter_set else num_warps
+        num_stages = 3 if num_stages is None or "num_stages" in self._parameter_set else num_stages
+        return num_warps, num_stages
 
     def _position(self, kernel_arg: str):
         """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
@@ -259,8 +272,10 @@ class JITFunction:
             parts.append(part)
         return tuple(parts)
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None, **kwargs):
         from tilec import compiler
+
+        num_warps, num_stages = self._launch_options(kwargs, num_warps, num_stages)
 
         try:
             bound = self._bind(args, kwargs)
