@@ -28,6 +28,17 @@ class Options:
     debug: bool = False
 
 
+class Metadata(dict):
+    """A compiled kernel's facts; keys read as attributes too (`compiled.metadata.shared`), as Triton's
+    metadata is read by ported launch code."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no '{name}' (it has: {', '.join(self)})") from None
+
+
 @dataclass
 class CompiledKernel:
     """A kernel compiled for one target and specialization. `asm` maps stage names to text/bytes."""
@@ -42,6 +53,23 @@ class CompiledKernel:
     metadata: dict = field(default_factory=dict)
     _launcher: object = None
     _checks: list | None = None  # per-argument checks of compiled[grid](...), built on first use
+
+    def __post_init__(self):
+        self.metadata = Metadata(self.metadata)
+        self.metadata.setdefault("shared", 0)  # bytes of dynamic shared memory (GPU targets set it)
+
+    # Triton's CompiledKernel surface that launch code reads (its fused-softmax tutorial sizes its
+    # grid from these): registers and spill bytes per thread where ptxas reported them, else 0.
+    @property
+    def n_regs(self) -> int:
+        return self.metadata.get("n_regs", 0)
+
+    @property
+    def n_spills(self) -> int:
+        return self.metadata.get("n_spills", 0)
+
+    def _init_handles(self) -> None:
+        """Triton loads the module here; tilec's launchers are ready once compiled: nothing to do."""
 
     def launch(self, grid, args):
         if self._launcher is None:
@@ -64,18 +92,38 @@ class CompiledKernel:
         return "device assertion failed"
 
     def __getitem__(self, grid):
-        """`compiled[grid](*args)`: a launch with the run-time arguments only, checked against the
-        signature the kernel was compiled for (count, array dtypes, the alignment it assumes)."""
+        """`compiled[grid](*args)`: a launch with the run-time arguments, checked against the
+        signature the kernel was compiled for (count, array dtypes, the alignment it assumes). All
+        the kernel's parameters may be given instead, constexprs in their places (as Triton's
+        compiled kernels take them); those must be the values it was compiled with."""
         from .python.jit import _plain_grid, _resolve_grid
 
         dims = _plain_grid(grid)
 
         def launch(*args):
+            args = self._runtime_arguments(args)
             self.check_arguments(args)
             resolved = dims or _resolve_grid(grid, dict(zip(self.arg_names, args)))
             return self.launch(resolved, list(args))
 
         return launch
+
+    def _runtime_arguments(self, args) -> tuple:
+        parameters = self.metadata.get("parameters")
+        if parameters is None or len(args) == len(self.arg_names) or len(args) != len(parameters):
+            return args
+        runtime = []
+        for name, value in zip(parameters, args):
+            if name in self.constants:
+                compiled = self.constants[name]
+                if not (value == compiled or (value is None and compiled is None)):
+                    raise ValueError(
+                        f"{self.name}: constexpr '{name}' was compiled as {compiled!r}, got {value!r}: "
+                        "compile another specialization (kernel.warmup(...)) for that value"
+                    )
+            elif name in self.arg_names:
+                runtime.append(value)
+        return tuple(runtime)
 
     def check_arguments(self, args) -> None:
         if len(args) != len(self.arg_names):
@@ -234,6 +282,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
             options=options,
         )
         kernel.metadata["divisibility"] = [specs[n][2].get("tile.divisibility", 1) for n in arg_names]
+        kernel.metadata["parameters"] = list(specs)  # every parameter, in order (constexprs too)
         kernel.metadata["written_args"] = written_arguments(module, name)
         kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)
         if target == INTERPRETER:

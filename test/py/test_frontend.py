@@ -203,6 +203,22 @@ def test_parameters_named_like_launch_options(target):
     assert "tile.store" in compiled.asm["tile"]
 
 
+def test_compiled_kernel_as_triton_launch_code_uses_it(target):
+    """Triton's softmax tutorial: warmup, read n_regs / n_spills / metadata.shared, then launch the
+    compiled kernel with every parameter (constexprs in their places)."""
+    out = np.zeros(7, np.int32)
+    compiled = rows_times_options.warmup(out, 7, num_stages=2, num_warps=8, grid=(1,))
+    compiled._init_handles()
+    assert compiled.n_regs >= 0 and compiled.n_spills >= 0 and compiled.metadata.shared >= 0
+    compiled[(3, 1, 1)](out, 7, 2, 8)
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
+    compiled[(3,)](out, 5)  # the run-time arguments alone, as before
+    with pytest.raises(ValueError, match="constexpr 'num_stages' was compiled as 2, got 3"):
+        compiled[(1,)](out, 7, 3, 8)
+    with pytest.raises(AttributeError, match="kernel metadata has no 'nonsense'"):
+        getattr(compiled.metadata, "nonsense")  # noqa: B009
+
+
 def test_grid_callable(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     x, y = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)

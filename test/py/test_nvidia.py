@@ -73,6 +73,22 @@ def test_softmax_ptx_uses_shuffles_and_ex2(monkeypatch):
     assert "__nv_" not in ptx  # no libdevice calls
 
 
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_register_usage_from_ptxas():
+    """n_regs / n_spills (Triton's names; its softmax tutorial sizes the grid from them) come from
+    ptxas's report, as does the shared memory in metadata.shared."""
+    from suite import softmax_kernel
+
+    k = tilec.compile(
+        softmax_kernel,
+        signature="*fp32,*fp32,i32:16,i32:16,i32:16",
+        constexprs={"BLOCK": 1024},
+        target="sm_90a",
+    )
+    assert 8 <= k.n_regs <= 255 and k.n_spills == 0
+    assert k.metadata.shared == k.metadata["shared"] > 0  # the reduction's partials
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("dtype", ["fp16", "bf16"])
 def test_dot_uses_tensor_cores(arch, dtype, monkeypatch):

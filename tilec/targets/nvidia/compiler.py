@@ -178,8 +178,9 @@ _USAGE = re.compile(r"Used (\d+) registers")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
-def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None]:
-    """(PTX, cubin) from ptxas. When registers alone keep the SM from holding another program (its
+def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None, dict]:
+    """(PTX, cubin, usage) from ptxas, usage being {"n_regs": registers per thread, "n_spills": bytes
+    of spill stores} from its report ({} without ptxas). When registers alone keep the SM from holding another program (its
     threads and shared memory would allow one), the PTX is assembled again with `.minnctapersm`
     asking for that one more, and kept when ptxas fits it without spilling: flash attention at
     128x64 with 8 warps went from 148 to 128 registers, two programs per SM instead of one, and from
@@ -187,22 +188,28 @@ def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tu
     cubin, log = _ptxas(ptx, arch)
     used = _USAGE.search(log or "")
     if cubin is None or used is None:
-        return ptx, cubin
+        return ptx, cubin, {}
+    usage = _usage(log)
     per_thread = -(-int(used.group(1)) // 8) * 8  # registers are allocated 8 per thread at a time
     by_registers = SM_REGISTERS // (per_thread * threads)
     sm_threads, sm_shared = SM_THREADS_AND_SHARED.get(arch, (1536, 100 * 1024))
     by_rest = min(sm_threads // threads, sm_shared // (shared + PROGRAM_SHARED))
     if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx:
-        return ptx, cubin
+        return ptx, cubin, usage
     tuned = re.sub(r"^(\.maxntid .*)$", rf"\1\n.minnctapersm {by_registers + 1}", ptx, flags=re.MULTILINE)
     try:  # ptxas may refuse outright: an instruction can need more registers than the limit
         tuned_cubin, tuned_log = _ptxas(tuned, arch)
     except RuntimeError:
-        return ptx, cubin
+        return ptx, cubin, usage
     spills = _SPILLS.findall(tuned_log or "")
     if tuned_cubin is None or not spills or any(int(n) for pair in spills for n in pair):
-        return ptx, cubin
-    return tuned, tuned_cubin
+        return ptx, cubin, usage
+    return tuned, tuned_cubin, _usage(tuned_log)
+
+
+def _usage(log: str) -> dict:
+    used, spills = _USAGE.search(log), _SPILLS.search(log)
+    return {"n_regs": int(used.group(1)) if used else 0, "n_spills": int(spills.group(1)) if spills else 0}
 
 
 def _ptxas(ptx: str, arch: str) -> tuple[bytes | None, str | None]:
@@ -244,7 +251,8 @@ def compile(kernel, module: ir.Module) -> None:
         if os.environ.get("TILEC_NO_PTXAS") is None:
             threads = kernel.options.num_warps * 32
             try:
-                ptx, cubin = assemble_for_occupancy(ptx, arch, threads, shared)
+                ptx, cubin, usage = assemble_for_occupancy(ptx, arch, threads, shared)
+                kernel.metadata.update(usage)
             except RuntimeError as e:
                 if user_asm is None:
                     raise CompilationError(
