@@ -29,6 +29,20 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
 
+_allocator = None
+
+
+def set_allocator(allocator) -> None:
+    """Triton's hook for the global scratch memory its in-kernel tensor descriptors need (they build
+    TMA maps on the device); ported code calls it before such kernels. tilec's in-kernel descriptors
+    become address arithmetic and need no scratch: the allocator, a callable (size, alignment,
+    stream) -> buffer as in Triton, is kept (`tilec._allocator`) and not called."""
+    global _allocator
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"tilec.set_allocator takes a callable (size, alignment, stream), got {allocator!r}")
+    _allocator = allocator
+
+
 __all__ = [
     "__version__",
     "ArtifactError",
@@ -46,4 +60,5 @@ __all__ = [
     "language",
     "load",
     "next_power_of_2",
+    "set_allocator",
 ]

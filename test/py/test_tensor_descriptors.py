@@ -96,6 +96,26 @@ def test_matmul_from_descriptors(target, M, N, K):
     np.testing.assert_array_equal(c_whole[:, N:], -1.0)
 
 
+def test_set_allocator_as_ported_code_calls_it(target):
+    """Triton's persistent-matmul tutorial calls triton.set_allocator before kernels that make
+    descriptors: tilec takes the callable (its in-kernel descriptors need no scratch, so it is not
+    called) and the kernel runs; a non-callable is refused."""
+    calls = []
+    tilec.set_allocator(lambda size, align, stream: calls.append(size))
+    try:
+        rng = np.random.default_rng(3)
+        _, a = _padded(rng, 40, 24, pad=4)
+        _, b = _padded(rng, 24, 40, pad=0)
+        c = np.zeros((40, 40), np.float32)
+        matmul_descriptors[(2, 2)](D(a, [32, 16]), D(b, [16, 32]), c, 40, BM=32, BN=32, BK=16)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+        assert calls == []
+        with pytest.raises(TypeError, match="takes a callable"):
+            tilec.set_allocator(42)
+    finally:
+        tilec.set_allocator(None)
+
+
 @tilec.jit
 def sum_rows_3d(src, out_ptr, B: tl.constexpr, R: tl.constexpr, C: tl.constexpr):
     """out[b, c] = sum over rows of the [B, R, C] block at (0, 0, c0)."""
