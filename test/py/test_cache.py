@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -450,3 +451,31 @@ def test_a_kernel_copied_to_another_file_keeps_its_own_locations(tmp_path):
     for m, name in zip(modules, ("first", "second", "moved")):
         ir_text = tilec.compile(m.checked, signature="*i32,i32", target="cpu").asm["tile"]
         assert f"{name}.py" in ir_text
+
+
+def test_do_bench_takes_tritons_arguments():
+    """tilec.testing.do_bench as ported benchmarks call triton.testing.do_bench: quantiles (a list
+    back, or one number for one quantile), return_mode, grad_to_none; bad modes are refused."""
+    from tilec.testing import do_bench
+
+    class Leaf:
+        grad = 1
+
+    leaf, calls = Leaf(), []
+
+    def fn():
+        calls.append(leaf.grad)
+        leaf.grad = 1
+        time.sleep(0.0002)
+
+    low, median, high = do_bench(fn, warmup=1, rep=5, device="cpu", quantiles=[0.1, 0.5, 0.9])
+    assert 0.0002 <= low <= median <= high
+    assert isinstance(do_bench(fn, warmup=1, rep=5, device="cpu", quantiles=[0.5]), float)
+    everything = do_bench(fn, warmup=1, rep=5, device="cpu", return_mode="all")
+    assert isinstance(everything, list) and len(everything) >= 3
+    assert do_bench(fn, warmup=1, rep=5, device="cpu", return_mode="min") >= 0.0002
+    calls.clear()
+    do_bench(fn, warmup=1, rep=5, device="cpu", grad_to_none=[leaf])
+    assert calls and set(calls) == {None}  # reset before every call
+    with pytest.raises(ValueError, match="return_mode must be"):
+        do_bench(fn, device="cpu", return_mode="average")
