@@ -176,3 +176,27 @@ def test_on_gpu():
     _check_pointers(cuda[0].cpu().numpy(), [a.cpu().numpy() for a in cuda[1:]])
     as_numpy = [rounded[0].cpu().numpy(), rounded[1].view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)]
     _check_roundings(x, *as_numpy, rounded[2].cpu().numpy(), bits.cpu().numpy())
+
+
+@tilec.jit
+def to_half(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float16))
+
+
+def test_packed_rounding_keeps_element_order(monkeypatch):
+    """f32 -> f16 goes two values per `cvt.rn.f16x2.f32 d, a, b`, which puts a in d's upper half
+    (PTX ISA): a must be the later element of each pair, and the words stored in element order."""
+    import re
+
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    ptx = tilec.compile(to_half, signature="*fp32,*fp16", constexprs={"BLOCK": 512}, target="sm_90a").asm[
+        "ptx"
+    ]
+    loaded = re.search(r"ld\.global\.v4\.b32\s+\{(%r\d+), (%r\d+), (%r\d+), (%r\d+)\}", ptx).groups()
+    words = {}
+    for d, a, b in re.findall(r"cvt\.rn\.f16x2\.f32\s+(%r\d+), (%r\d+), (%r\d+);", ptx):
+        words[d] = (loaded.index(b), loaded.index(a))  # (lower half, upper half) as element numbers
+    stored = re.search(r"st\.global\.v2\.b32\s+\[[^\]]+\], \{(%r\d+), (%r\d+)\}", ptx).groups()
+    assert [words[w] for w in stored] == [(0, 1), (2, 3)]
+    assert "cvt.rn.f16.f32" not in ptx
