@@ -37,14 +37,19 @@ class Config:
     ):
         if num_ctas != 1:
             raise ValueError("tilec.Config: num_ctas must be 1 (thread-block clusters are not supported)")
-        self.maxnreg = maxnreg  # accepted for Triton compatibility; register limits are left to ptxas
+        self.maxnreg = maxnreg  # registers per thread at most (NVIDIA's .maxnreg); None: ptxas decides
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.pre_hook = pre_hook
 
     def all_kwargs(self) -> dict:
-        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        extra = {} if self.maxnreg is None else {"maxnreg": self.maxnreg}
+        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages, **extra}
+
+    def launch_options(self) -> dict:
+        """The keywords a launch with this config takes besides the constexprs."""
+        return {} if self.maxnreg is None else {"maxnreg": self.maxnreg}
 
     def __repr__(self):
         return ", ".join(f"{k}: {v}" for k, v in self.all_kwargs().items())
@@ -127,6 +132,7 @@ class Autotuner:
             num_stages=config.num_stages,
             **kwargs,
             **config.kwargs,
+            **config.launch_options(),
         )
 
     def _key(self, named: dict) -> tuple:
@@ -237,6 +243,7 @@ class Autotuner:
                 num_stages=config.num_stages,
                 **kwargs,
                 **config.kwargs,
+                **config.launch_options(),
             )
             for n, copy in saved.items():
                 _restore(named[n], copy)
@@ -278,6 +285,7 @@ class Autotuner:
                                 target=target,
                                 **kwargs,
                                 **c.kwargs,
+                                **c.launch_options(),
                             )
                         except BaseException:  # the parent compiles it again and reports the error
                             code = 1

@@ -115,6 +115,7 @@ def _manifest_of(kernel) -> dict:
             "num_warps": kernel.options.num_warps,
             "num_stages": kernel.options.num_stages,
             "debug": kernel.options.debug,
+            "maxnreg": kernel.options.maxnreg,
         },
         "metadata": kernel.metadata,
         "binary": _binary_name(kernel.target, kernel.asm),

@@ -26,6 +26,7 @@ class Options:
     num_warps: int = 4
     num_stages: int = 3
     debug: bool = False
+    maxnreg: int | None = None  # registers per thread at most (NVIDIA's .maxnreg); other targets: no cap
 
 
 class Metadata(dict):

@@ -313,7 +313,7 @@ def test_autotune_semantics_in_process():
         return [c for c in configs if c.kwargs["BLOCK"] <= named["n"]]
 
     @tilec.autotune(
-        configs=[tilec.Config({"BLOCK": b}) for b in (32, 128, 4096)],
+        configs=[tilec.Config({"BLOCK": b}, maxnreg=64 if b == 128 else None) for b in (32, 128, 4096)],
         key=["n"],
         prune_configs_by={
             "early_config_prune": early_prune,
@@ -337,6 +337,7 @@ def test_autotune_semantics_in_process():
     out = np.full(n, 5.0, np.float32)
     accumulate[lambda m: (tilec.cdiv(n, m["BLOCK"]),)](x, out, n)
     assert calls == [n] and accumulate.best_config.kwargs == {"BLOCK": 128}  # 4096 pruned early
+    assert accumulate.best_config.all_kwargs()["maxnreg"] == 64  # and launched with it
     assert list(accumulate.configs_timings.values()) == [2.0, 1.0]
     np.testing.assert_allclose(out, 6.0)  # tuning runs were undone by restore_value; one real run remains
     with pytest.raises(ValueError, match="BLOCK are chosen by @tilec.autotune"):

@@ -37,3 +37,23 @@ def test_device_assert(target):
     with pytest.raises(tilec.InterpreterError, match="x must be non-negative") as info:
         checking[(1,)](bad, BLOCK=8)
     assert "test_debug_ops.py:" in str(info.value)
+
+
+@tilec.jit
+def checking_when_debugging(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_assert(x >= 0, "x must be non-negative")
+
+
+def test_debug_per_launch(monkeypatch):
+    """Triton's `debug=True` launch keyword turns device assertions on for that launch (CPU target:
+    off by default, so the bad input passes unchecked without it)."""
+    monkeypatch.delenv("TILEC_INTERPRET", raising=False)
+    monkeypatch.delenv("TILEC_DEBUG", raising=False)
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    bad = np.ones(8, np.float32)
+    bad[5] = -1
+    checking_when_debugging[(1,)](bad, BLOCK=8)
+    with pytest.raises(tilec.InterpreterError, match="x must be non-negative"):
+        checking_when_debugging[(1,)](bad, BLOCK=8, debug=True)
+    checking_when_debugging[(1,)](bad, BLOCK=8, debug=False)

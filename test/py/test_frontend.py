@@ -219,6 +219,23 @@ def test_compiled_kernel_as_triton_launch_code_uses_it(target):
         getattr(compiled.metadata, "nonsense")  # noqa: B009
 
 
+def test_triton_launch_options(target):
+    """Triton's option keywords: num_ctas=1 is taken (clusters are refused), maxnreg is taken (a
+    register cap on NVIDIA, nothing to cap on the host), Triton options tilec has no meaning for are
+    refused by name instead of as an unknown argument."""
+    out = np.zeros(7, np.int32)
+    rows_times_options[(2,)](out, 7, 2, 8, num_ctas=1, maxnreg=64)
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
+    with pytest.raises(TypeError, match="num_ctas=2: thread block clusters are not supported"):
+        rows_times_options[(2,)](out, 7, 2, 8, num_ctas=2)
+    with pytest.raises(
+        TypeError, match="'waves_per_eu' is a Triton compile/launch option that tilec does not"
+    ):
+        rows_times_options[(2,)](out, 7, 2, 8, waves_per_eu=2)
+    with pytest.raises(TypeError, match="maxnreg must be an int from 16 to 255"):
+        rows_times_options[(2,)](out, 7, 2, 8, maxnreg=1000)
+
+
 def test_grid_callable(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     x, y = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)

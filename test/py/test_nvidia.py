@@ -89,6 +89,19 @@ def test_register_usage_from_ptxas():
     assert k.metadata.shared == k.metadata["shared"] > 0  # the reduction's partials
 
 
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_maxnreg_caps_registers():
+    """Triton's maxnreg (launch keyword or tilec.Config(maxnreg=...)): `.maxnreg` in the PTX, and
+    ptxas keeps to it (spilling if it must)."""
+    from suite import softmax_kernel
+
+    x = np.zeros((4, 4096), np.float32)
+    free = softmax_kernel.warmup(x, x, 4096, 4096, 4096, BLOCK=4096, target="sm_90a")
+    capped = softmax_kernel.warmup(x, x, 4096, 4096, 4096, BLOCK=4096, target="sm_90a", maxnreg=32)
+    assert ".maxnreg 32" in capped.asm["ptx"] and ".maxnreg" not in free.asm["ptx"]
+    assert capped.n_regs <= 32 < free.n_regs
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("dtype", ["fp16", "bf16"])
 def test_dot_uses_tensor_cores(arch, dtype, monkeypatch):

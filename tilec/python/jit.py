@@ -175,11 +175,11 @@ class JITFunction:
         return specs, tuple(key)
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
-        num_warps, num_stages = self._launch_options(kwargs, num_warps, num_stages)
+        num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
         # Fast path: a launch like an earlier one (same argument kinds, dtypes, alignment, constexprs)
         # goes from a dict lookup straight to the target's launcher, with no binding or specialization.
         try:
-            key = self._launch_key(args, kwargs, num_warps, num_stages)
+            key = self._launch_key(args, kwargs, num_warps, num_stages, extra)
         except TypeError:
             key = None
         if key is not None:
@@ -202,7 +202,7 @@ class JITFunction:
         try:
             bound = self._bind(args, kwargs)
             target = compiler.select_target(bound.values())
-            kernel = self._compiled(bound, target, num_warps, num_stages)
+            kernel = self._compiled(bound, target, num_warps, num_stages, extra)
             if key is not None:
                 positions = [self._position(n) for n in kernel.arg_names]
                 direct = positions == list(range(len(positions)))
@@ -212,16 +212,37 @@ class JITFunction:
         except (CompilationError, InterpreterError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
 
-    def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int]:
-        """(num_warps, num_stages) of a launch. A kernel may have a parameter of either name (Triton's
-        softmax tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the
-        keyword then goes to the parameter, and the option keeps its default."""
+    def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
+        """(num_warps, num_stages, (debug, maxnreg)) of a launch, taking Triton's option keywords out
+        of `kwargs`. A kernel may have a parameter named num_warps or num_stages (Triton's softmax
+        tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the keyword then
+        goes to the parameter, and the option keeps its default. Triton's other compile options are
+        taken where tilec has their meaning (`debug`: device assertions for this launch; `maxnreg`:
+        a register cap per thread on NVIDIA; `num_ctas=1`) and refused by name otherwise."""
+        params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
-            if value is not None and name in self._parameter_set:
+            if value is not None and name in params:
                 kwargs[name] = value
-        num_warps = 4 if num_warps is None or "num_warps" in self._parameter_set else num_warps
-        num_stages = 3 if num_stages is None or "num_stages" in self._parameter_set else num_stages
-        return num_warps, num_stages
+        num_warps = 4 if num_warps is None or "num_warps" in params else num_warps
+        num_stages = 3 if num_stages is None or "num_stages" in params else num_stages
+        debug = kwargs.pop("debug", None) if "debug" not in params else None
+        maxnreg = kwargs.pop("maxnreg", None) if "maxnreg" not in params else None
+        if "num_ctas" in kwargs and "num_ctas" not in params:
+            ctas = kwargs.pop("num_ctas")
+            if ctas != 1:
+                raise TypeError(
+                    f"{self.__name__}: num_ctas={ctas!r}: thread block clusters are not supported by tilec "
+                    "(num_ctas=1 is)"
+                )
+        if maxnreg is not None and (type(maxnreg) is not int or not 16 <= maxnreg <= 255):
+            raise TypeError(f"{self.__name__}: maxnreg must be an int from 16 to 255, got {maxnreg!r}")
+        for name in _TRITON_OPTIONS_NOT_SUPPORTED:
+            if name in kwargs and name not in params:
+                raise TypeError(
+                    f"{self.__name__}: '{name}' is a Triton compile/launch option that tilec does not "
+                    "implement; drop it from the launch (or the autotune config)"
+                )
+        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg)
 
     def _position(self, kernel_arg: str):
         """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
@@ -243,14 +264,14 @@ class JITFunction:
         part = getattr(value, position[1])
         return part if position[2] is None else part[position[2]]
 
-    def _launch_key(self, args, kwargs, num_warps, num_stages):
+    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None)):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
         names = self.arg_names
         n = len(names)
         nargs = len(args)
         if nargs > n:
             return None
-        parts = [num_warps, num_stages, *_target_environment()]
+        parts = [num_warps, num_stages, extra, *_target_environment()]
         is_constexpr = self._is_constexpr
         for i in range(n):
             if i < nargs:
@@ -275,23 +296,27 @@ class JITFunction:
     def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None, **kwargs):
         from tilec import compiler
 
-        num_warps, num_stages = self._launch_options(kwargs, num_warps, num_stages)
+        num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
 
         try:
             bound = self._bind(args, kwargs)
             target = target or compiler.select_target(bound.values())
-            return self._compiled(bound, target, num_warps, num_stages)
+            return self._compiled(bound, target, num_warps, num_stages, extra)
         except (CompilationError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
 
-    def _compiled(self, bound, target, num_warps, num_stages):
+    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None)):
         from tilec import compiler
 
         specs, spec_key = self.specialize(bound)
-        key = (spec_key, target, num_warps, num_stages, _target_environment()[2])
+        debug, maxnreg = extra
+        debug = self._debug(target) if debug is None else debug
+        key = (spec_key, target, num_warps, num_stages, debug, maxnreg, _target_environment()[2])
         kernel = self.cache.get(key)
         if kernel is None:
-            options = compiler.Options(num_warps=num_warps, num_stages=num_stages, debug=self._debug(target))
+            options = compiler.Options(
+                num_warps=num_warps, num_stages=num_stages, debug=debug, maxnreg=maxnreg
+            )
             kernel = compiler.compile_specs(self, specs, target, options)
             self.cache[key] = kernel
         return kernel
@@ -300,6 +325,14 @@ class JITFunction:
         if self.debug is not None:
             return bool(self.debug)
         return bool(os.environ.get("TILEC_DEBUG")) or target == "interpreter"
+
+
+# Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
+_TRITON_OPTIONS_NOT_SUPPORTED = (
+    "enable_fp_fusion", "waves_per_eu", "matrix_instr_nonkdim", "kpack", "launch_pdl",
+    "launch_cooperative_grid", "sanitize_overflow", "extern_libs", "num_buffers_warp_spec",
+    "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
+)  # fmt: skip
 
 
 def _value_key(v):

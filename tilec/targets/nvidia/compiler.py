@@ -194,7 +194,7 @@ def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tu
     by_registers = SM_REGISTERS // (per_thread * threads)
     sm_threads, sm_shared = SM_THREADS_AND_SHARED.get(arch, (1536, 100 * 1024))
     by_rest = min(sm_threads // threads, sm_shared // (shared + PROGRAM_SHARED))
-    if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx:
+    if by_registers == 0 or by_registers >= by_rest or ".minnctapersm" in ptx or ".maxnreg" in ptx:
         return ptx, cubin, usage
     tuned = re.sub(r"^(\.maxntid .*)$", rf"\1\n.minnctapersm {by_registers + 1}", ptx, flags=re.MULTILINE)
     try:  # ptxas may refuse outright: an instruction can need more registers than the limit
@@ -246,6 +246,9 @@ def compile(kernel, module: ir.Module) -> None:
     )
     from tilec.timing import timed
 
+    if kernel.options.maxnreg is not None:  # Triton's maxnreg: a register cap ptxas must keep
+        ptx = re.sub(r"^(\.maxntid .*)$", rf"\1\n.maxnreg {kernel.options.maxnreg}", ptx, flags=re.MULTILINE)
+        kernel.asm["ptx"] = ptx
     with timed("cubin", kernel.name):
         cubin = None
         if os.environ.get("TILEC_NO_PTXAS") is None:
