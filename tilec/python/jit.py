@@ -225,6 +225,8 @@ class JITFunction:
                 kwargs[name] = value
         num_warps = 4 if num_warps is None or "num_warps" in params else num_warps
         num_stages = 3 if num_stages is None or "num_stages" in params else num_stages
+        if params.issuperset(kwargs):  # the usual launch: nothing else to take out
+            return num_warps, num_stages, (None, None)
         debug = kwargs.pop("debug", None) if "debug" not in params else None
         maxnreg = kwargs.pop("maxnreg", None) if "maxnreg" not in params else None
         if "num_ctas" in kwargs and "num_ctas" not in params:
