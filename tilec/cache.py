@@ -116,6 +116,7 @@ def _manifest_of(kernel) -> dict:
             "num_stages": kernel.options.num_stages,
             "debug": kernel.options.debug,
             "maxnreg": kernel.options.maxnreg,
+            "waves_per_eu": kernel.options.waves_per_eu,
         },
         "metadata": kernel.metadata,
         "binary": _binary_name(kernel.target, kernel.asm),

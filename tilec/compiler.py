@@ -27,6 +27,7 @@ class Options:
     num_stages: int = 3
     debug: bool = False
     maxnreg: int | None = None  # registers per thread at most (NVIDIA's .maxnreg); other targets: no cap
+    waves_per_eu: int = 0  # AMD: waves per SIMD the kernel's registers must allow (0: LLVM decides)
 
 
 class Metadata(dict):

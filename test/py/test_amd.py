@@ -81,3 +81,19 @@ def test_wavefront_sizes():
     assert "known_block_size = array<i32: 128, 1, 1>" in wave32.asm["gpu"]
     assert "global_load_dwordx4" in wave64.asm["amdgcn"] or "global_load_b128" in wave64.asm["amdgcn"]
     assert "global_load_b128" in wave32.asm["amdgcn"]
+
+
+def test_waves_per_eu_reaches_llvm():
+    """Triton's AMD tuning keyword `waves_per_eu` (launch or autotune config) becomes the kernel's
+    "amdgpu-waves-per-eu" attribute, an occupancy target LLVM's scheduler works toward (it warns when
+    the registers do not allow it); the code object stays valid. Not executed (no AMD GPU)."""
+    from suite import softmax_kernel
+
+    x = np.zeros((4, 1024), np.float32)
+    plain = softmax_kernel.warmup(x, x, 1024, 1024, 1024, BLOCK=1024, target="gfx942")
+    hinted = softmax_kernel.warmup(x, x, 1024, 1024, 1024, BLOCK=1024, target="gfx942", waves_per_eu=2)
+    assert '"amdgpu-waves-per-eu"="2"' in hinted.asm["llir"]
+    assert "amdgpu-waves-per-eu" not in plain.asm["llir"]
+    check_code_object(hinted, "gfx942")
+    with pytest.raises(TypeError, match="waves_per_eu must be an int from 0 to 16"):
+        softmax_kernel.warmup(x, x, 1024, 1024, 1024, BLOCK=1024, target="gfx942", waves_per_eu="2")

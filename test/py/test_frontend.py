@@ -228,10 +228,8 @@ def test_triton_launch_options(target):
     np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
     with pytest.raises(TypeError, match="num_ctas=2: thread block clusters are not supported"):
         rows_times_options[(2,)](out, 7, 2, 8, num_ctas=2)
-    with pytest.raises(
-        TypeError, match="'waves_per_eu' is a Triton compile/launch option that tilec does not"
-    ):
-        rows_times_options[(2,)](out, 7, 2, 8, waves_per_eu=2)
+    with pytest.raises(TypeError, match="'kpack' is a Triton compile/launch option that tilec does not"):
+        rows_times_options[(2,)](out, 7, 2, 8, kpack=2)
     with pytest.raises(TypeError, match="maxnreg must be an int from 16 to 255"):
         rows_times_options[(2,)](out, 7, 2, 8, maxnreg=1000)
 

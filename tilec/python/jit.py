@@ -218,7 +218,8 @@ class JITFunction:
         tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the keyword then
         goes to the parameter, and the option keeps its default. Triton's other compile options are
         taken where tilec has their meaning (`debug`: device assertions for this launch; `maxnreg`:
-        a register cap per thread on NVIDIA; `num_ctas=1`) and refused by name otherwise."""
+        a register cap per thread on NVIDIA; `waves_per_eu`: AMD's occupancy target, which caps
+        registers; `num_ctas=1`) and refused by name otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
@@ -226,9 +227,12 @@ class JITFunction:
         num_warps = 4 if num_warps is None or "num_warps" in params else num_warps
         num_stages = 3 if num_stages is None or "num_stages" in params else num_stages
         if params.issuperset(kwargs):  # the usual launch: nothing else to take out
-            return num_warps, num_stages, (None, None)
+            return num_warps, num_stages, (None, None, 0)
         debug = kwargs.pop("debug", None) if "debug" not in params else None
         maxnreg = kwargs.pop("maxnreg", None) if "maxnreg" not in params else None
+        waves = kwargs.pop("waves_per_eu", 0) if "waves_per_eu" not in params else 0
+        if type(waves) is not int or not 0 <= waves <= 16:
+            raise TypeError(f"{self.__name__}: waves_per_eu must be an int from 0 to 16, got {waves!r}")
         if "num_ctas" in kwargs and "num_ctas" not in params:
             ctas = kwargs.pop("num_ctas")
             if ctas != 1:
@@ -244,7 +248,7 @@ class JITFunction:
                     f"{self.__name__}: '{name}' is a Triton compile/launch option that tilec does not "
                     "implement; drop it from the launch (or the autotune config)"
                 )
-        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg)
+        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg, waves)
 
     def _position(self, kernel_arg: str):
         """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
@@ -266,7 +270,7 @@ class JITFunction:
         part = getattr(value, position[1])
         return part if position[2] is None else part[position[2]]
 
-    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None)):
+    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None, 0)):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
         names = self.arg_names
         n = len(names)
@@ -307,17 +311,17 @@ class JITFunction:
         except (CompilationError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
 
-    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None)):
+    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0)):
         from tilec import compiler
 
         specs, spec_key = self.specialize(bound)
-        debug, maxnreg = extra
+        debug, maxnreg, waves = extra
         debug = self._debug(target) if debug is None else debug
-        key = (spec_key, target, num_warps, num_stages, debug, maxnreg, _target_environment()[2])
+        key = (spec_key, target, num_warps, num_stages, debug, maxnreg, waves, _target_environment()[2])
         kernel = self.cache.get(key)
         if kernel is None:
             options = compiler.Options(
-                num_warps=num_warps, num_stages=num_stages, debug=debug, maxnreg=maxnreg
+                num_warps=num_warps, num_stages=num_stages, debug=debug, maxnreg=maxnreg, waves_per_eu=waves
             )
             kernel = compiler.compile_specs(self, specs, target, options)
             self.cache[key] = kernel
@@ -331,7 +335,7 @@ class JITFunction:
 
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
 _TRITON_OPTIONS_NOT_SUPPORTED = (
-    "enable_fp_fusion", "waves_per_eu", "matrix_instr_nonkdim", "kpack", "launch_pdl",
+    "enable_fp_fusion", "matrix_instr_nonkdim", "kpack", "launch_pdl",
     "launch_cooperative_grid", "sanitize_overflow", "extern_libs", "num_buffers_warp_spec",
     "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
 )  # fmt: skip

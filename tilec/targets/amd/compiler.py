@@ -15,6 +15,8 @@ amdgcn intrinsics (no __ocml_*/__ockl_* calls).
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from tilec.targets.stages import run_stage
@@ -115,6 +117,22 @@ def _refuse_inline_asm(kernel, module: ir.Module) -> None:
         )
 
 
+def _with_waves_per_eu(llir: str, name: str, waves: int) -> str:
+    """Triton's `waves_per_eu` on AMD: the kernel's attribute group gets "amdgpu-waves-per-eu", so
+    LLVM keeps its registers within what that many waves per SIMD leave each (spilling if it must)."""
+    found = re.search(rf"^define amdgpu_kernel void @{re.escape(name)}\(.*\) #(\d+)", llir, re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"waves_per_eu: no attribute group on kernel {name} in the LLVM IR")
+    group = found.group(1)
+    return re.sub(
+        rf"^(attributes #{group} = \{{ )",
+        rf'\1"amdgpu-waves-per-eu"="{waves}" ',
+        llir,
+        count=1,
+        flags=re.MULTILINE,
+    )
+
+
 def compile(kernel, module: ir.Module) -> None:
     from tilec.python.errors import CompilationError
 
@@ -123,6 +141,8 @@ def compile(kernel, module: ir.Module) -> None:
     for name, pipeline in stages(arch, kernel.options.num_warps):
         run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
     llir = _gpu_module_llvm_ir(module)
+    if kernel.options.waves_per_eu:
+        llir = _with_waves_per_eu(llir, kernel.name, kernel.options.waves_per_eu)
     kernel.asm["llir"] = llir
     for bad in ("__ocml_", "__ockl_"):
         if bad in llir:
