@@ -175,7 +175,10 @@ class JITFunction:
         return specs, tuple(key)
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
-        num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
+        try:
+            num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
+        except TypeError as e:
+            raise _user_frame_error(e) from None
         # Fast path: a launch like an earlier one (same argument kinds, dtypes, alignment, constexprs)
         # goes from a dict lookup straight to the target's launcher, with no binding or specialization.
         try:
@@ -213,13 +216,13 @@ class JITFunction:
             raise _user_frame_error(e) from None
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
-        """(num_warps, num_stages, (debug, maxnreg)) of a launch, taking Triton's option keywords out
+        """(num_warps, num_stages, (debug, maxnreg, waves_per_eu)) of a launch, taking Triton's option keywords out
         of `kwargs`. A kernel may have a parameter named num_warps or num_stages (Triton's softmax
         tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the keyword then
         goes to the parameter, and the option keeps its default. Triton's other compile options are
         taken where tilec has their meaning (`debug`: device assertions for this launch; `maxnreg`:
-        a register cap per thread on NVIDIA; `waves_per_eu`: AMD's occupancy target, which caps
-        registers; `num_ctas=1`) and refused by name otherwise."""
+        a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy target for AMD's LLVM;
+        `num_ctas=1`) and refused by name otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
@@ -302,9 +305,8 @@ class JITFunction:
     def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None, **kwargs):
         from tilec import compiler
 
-        num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
-
         try:
+            num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
             bound = self._bind(args, kwargs)
             target = target or compiler.select_target(bound.values())
             return self._compiled(bound, target, num_warps, num_stages, extra)

@@ -118,8 +118,9 @@ def _refuse_inline_asm(kernel, module: ir.Module) -> None:
 
 
 def _with_waves_per_eu(llir: str, name: str, waves: int) -> str:
-    """Triton's `waves_per_eu` on AMD: the kernel's attribute group gets "amdgpu-waves-per-eu", so
-    LLVM keeps its registers within what that many waves per SIMD leave each (spilling if it must)."""
+    """Triton's `waves_per_eu` on AMD: the kernel's attribute group gets "amdgpu-waves-per-eu", an
+    occupancy target LLVM's scheduler works toward (it warns when the kernel's registers do not
+    allow that many waves per SIMD, as for Triton's kernels)."""
     found = re.search(rf"^define amdgpu_kernel void @{re.escape(name)}\(.*\) #(\d+)", llir, re.MULTILINE)
     if found is None:
         raise RuntimeError(f"waves_per_eu: no attribute group on kernel {name} in the LLVM IR")

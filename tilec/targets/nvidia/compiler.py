@@ -180,8 +180,9 @@ _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None, dict]:
     """(PTX, cubin, usage) from ptxas, usage being {"n_regs": registers per thread, "n_spills": bytes
-    of spill stores} from its report ({} without ptxas). When registers alone keep the SM from holding another program (its
-    threads and shared memory would allow one), the PTX is assembled again with `.minnctapersm`
+    of spill stores} from its report ({} without ptxas). When registers alone keep the SM from
+    holding another program (its threads and shared memory would allow one), and the kernel sets no
+    register cap of its own (.maxnreg), the PTX is assembled again with `.minnctapersm`
     asking for that one more, and kept when ptxas fits it without spilling: flash attention at
     128x64 with 8 warps went from 148 to 128 registers, two programs per SM instead of one, and from
     218 to 288 TFLOP/s on an H200."""
