@@ -159,7 +159,7 @@ class CompiledKernel:
 
                 def check(value, t=t, where=where, expected_np=expected_np, aligned=aligned):
                     if type(value) is np.ndarray and value.dtype == expected_np:
-                        aligned(value.__array_interface__["data"][0])
+                        aligned(arrays.data_address(value))
                         return
                     info = arrays.describe(value)
                     if info is None:

@@ -277,3 +277,17 @@ def test_suite_ir_round_trips_through_tilec_opt(monkeypatch, tmp_path, capsys):
         with ctx:
             again = ir.Module.parse(printed)
             assert again.operation.verify()
+
+
+def test_array_addresses_without_the_interface_dict():
+    """Launches read an ndarray's address from its struct (arrays.data_address; ~10 us less per CPU
+    launch of three arrays); it must equal what __array_interface__ says for every kind of array."""
+    from tilec.python import arrays
+
+    base = np.arange(240, dtype=np.float32).reshape(12, 20)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    kinds = [base, base[3:, 5:], base[::-1], base.T, base[:, ::3], np.asfortranarray(base), frozen]
+    kinds += [np.zeros(0, np.int8), np.float64(1.0) * np.ones(1), base.view(np.int32)[2]]
+    for a in kinds:
+        assert arrays.data_address(a) == a.__array_interface__["data"][0]

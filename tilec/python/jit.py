@@ -351,7 +351,7 @@ def _value_key(v):
     if t is float or t is bool or v is None:
         return t
     if t is np.ndarray:
-        return (v.dtype, v.__array_interface__["data"][0] % 16 == 0)
+        return (v.dtype, arrays.data_address(v) % 16 == 0)
     data_ptr = getattr(v, "data_ptr", None)
     if data_ptr is not None:  # torch: get_device() is -1 on the host, else the GPU index
         return (v.dtype, v.get_device(), data_ptr() % 16 == 0)

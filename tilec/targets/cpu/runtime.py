@@ -155,8 +155,8 @@ class Launcher:
         for i in self.pointers:
             v = values[i]
             if type(v) is np.ndarray:  # the common case, without the generic description
-                address, read_only = v.__array_interface__["data"]
-                if read_only and i in self.written:
+                address = arrays.data_address(v)
+                if i in self.written and not v.flags.writeable:
                     raise ValueError(read_only_message(self.kernel, i))
                 values[i] = address
                 continue
