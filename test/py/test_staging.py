@@ -55,3 +55,25 @@ def test_int_offsets_match_kernel_offsets(layout):
     for operand in (0, 1):
         mine = [o for (op, _, _), o in zip(points, got) if op == operand]
         assert len(set(mine)) == len(mine)
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("a_m_major", [False, True])
+def test_a_rows_keep_their_logical_order(a_m_major, warps):
+    """The accumulator layout follows the instruction's rows, so A is not permuted on its way into
+    shared memory: K-major, row r of the tile is row r of its 128-byte swizzle atoms; M-major, the 64
+    values of M from 64j in one K row fill one 128-byte row (chunks swizzled within it), which is
+    what lets a column-major A's copies land whole 32-byte sectors."""
+    m, k = 128, 64
+    staging = wgmma.Staging(m, 128, k, "f16.f16", warps, "n-major", swizzle=True, a_m_major=a_m_major)
+    at = lambda row, col: staging.offset(0, row, col, wgmma.PY_INTS)  # noqa: E731
+    if a_m_major:
+        for kk in (0, 5, 63):
+            for j in range(m // 64):
+                row = {at(64 * j + i, kk) // 128 for i in range(64)}
+                assert row == {(j * k + kk)}
+                # 8 neighbours along M: one 16-byte chunk, in order
+                assert [at(64 * j + i, kk) % 16 for i in range(8)] == list(range(0, 16, 2))
+    else:
+        for r in range(m):
+            assert {at(r, c) // 128 for c in range(64)} == {r}

@@ -273,22 +273,23 @@ def _descriptor_matmul_sm90(**options):
 
 def test_descriptor_matmul_copies_by_tma(tmp_path):
     """On sm_90a the operand tiles of a descriptor are copied by the tensor copy engine: one thread
-    issues them, counted on one mbarrier per ring buffer; A (rows in the instruction's order) goes
-    in one 5-D box per tile when the tile lies in whole 64-row blocks of the tensor, else in 8-row
-    boxes; the three tensor maps are 128-byte grid-constant parameters the launcher encodes."""
+    issues them, counted on one mbarrier per ring buffer; A (rows in their logical order, as the
+    accumulator layout follows the instruction's) and B each go in one box per 128-byte band; the
+    two tensor maps are 128-byte grid-constant parameters the launcher encodes."""
     kernel = _descriptor_matmul_sm90(num_stages=4)
     ptx = kernel.asm["ptx"]
     assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx
     copies = re.findall(r"cp\.async\.bulk\.tensor\.(\d)d\.shared::cluster\.global\.tile\.mbarrier", ptx)
-    # prologue (3 iterations) and loop: A gathered (1) or in 8-row boxes (16), B (2 bands of 64 columns)
-    assert copies.count("5") == 4 and copies.count("2") == 4 * (16 + 2)
+    # prologue (3 iterations) and loop: A one band of 64 columns, B two
+    assert copies == ["2"] * 4 * (1 + 2)
     assert len(re.findall(r"mbarrier\.init\.shared::cta\.b64", ptx)) == 5  # depth + 2 buffers
     assert "mbarrier.try_wait.parity" in ptx and "mbarrier.arrive.expect_tx" in ptx
-    assert len(re.findall(r"\.param \.align 64 \.b8 matmul_descriptors_param_\d+\[128\]", ptx)) == 3
+    assert len(re.findall(r"\.param \.align 64 \.b8 matmul_descriptors_param_\d+\[128\]", ptx)) == 2
     maps = kernel.metadata["tensor_maps"]
-    assert [m["descriptor"] for m in maps] == ["a_desc", "a_desc", "b_desc"]
-    assert maps[1]["row_factors"] == [[1, 8, 8], [32, 2, 2], [8, 4, 4], [64, "blocks", 2]]
-    assert maps[2]["band"] == 64 and maps[2]["row_factors"] == [[1, "blocks", 64]]
+    assert [(m["descriptor"], m["band"], m["box_rows"]) for m in maps] == [
+        ("a_desc", 64, 128),
+        ("b_desc", 64, 64),
+    ]
     _ptxas(ptx, tmp_path)
 
 
@@ -301,7 +302,7 @@ def test_tma_takes_rows_cp_async_cannot_prove_wide():
     kernel = matmul_descriptors.warmup(
         D(a, [128, 64]), D(b, [64, 128]), c, 200, BM=128, BN=128, BK=64, target="sm_90a", num_stages=3
     )
-    assert "cp.async.bulk.tensor" in kernel.asm["ptx"] and len(kernel.metadata["tensor_maps"]) == 3
+    assert "cp.async.bulk.tensor" in kernel.asm["ptx"] and len(kernel.metadata["tensor_maps"]) == 2
 
 
 def test_without_tma_descriptor_tiles_stream_by_cp_async(monkeypatch, tmp_path):
@@ -318,23 +319,6 @@ def test_without_tma_descriptor_tiles_stream_by_cp_async(monkeypatch, tmp_path):
     _ptxas(ptx, tmp_path)
 
 
-@pytest.mark.parametrize(
-    "rows,warps,factors",
-    [
-        (128, 4, [[1, 8], [32, 2], [8, 4], [64, 2]]),
-        (64, 4, [[1, 8], [32, 2], [8, 4]]),
-        (256, 4, [[1, 8], [32, 2], [8, 4], [64, 4]]),
-        (128, 8, [[1, 8], [64, 2], [8, 4], [32, 2]]),
-        (256, 8, None),  # five row factors: a 6-D map
-        (32, 4, None),  # one repeat: rows 16 apart in shared memory
-    ],
-)
-def test_gather_factors_follow_the_instruction_rows(rows, warps, factors):
-    from tilec.passes import tma
-
-    assert tma.gather_factors(rows, warps) == factors
-
-
 def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
     """What the launcher asks cuda-python's cuTensorMapEncodeTiled for (replaced here: no driver)."""
     from tilec.targets.nvidia import tensor_maps
@@ -348,14 +332,8 @@ def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
     monkeypatch.setattr(tensor_maps, "encode_tiled", encode_tiled)
     common = {"descriptor": "a", "base": 0, "rows": ["arg", 1], "cols": ["arg", 2], "row_stride": ["arg", 3]}
     specs = [
-        {**common, "element": "f16", "band": 64, "row_factors": [[1, "blocks", 8]], "swizzle": 128},
-        {
-            **common,
-            "element": "f16",
-            "band": 64,
-            "row_factors": [[1, 8, 8], [32, 2, 2], [8, 4, 4], [64, "blocks", 2]],
-            "swizzle": 128,
-        },
+        {**common, "element": "f16", "band": 64, "box_rows": 128, "swizzle": 128},
+        {**common, "element": "bf16", "band": 32, "box_rows": 64, "swizzle": 64},
     ]
     import ctypes
 
@@ -365,16 +343,9 @@ def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
     maps.fill(lambda i: 0x10000, args)
     maps.fill(lambda i: 0x10000, args)  # the same launch again: encoded once
     assert len(calls) == 2
-    assert calls[0] == (6, 2, 0x10000, [520, 1000], [1056], [64, 8], 3)  # fp16, 128-byte swizzle
-    # rows 1000 -> 15 whole blocks of 64; strides in bytes: 1, 32, 8 and 64 rows of 1056 bytes
-    assert calls[1][:6] == (
-        6,
-        5,
-        0x10000,
-        [520, 8, 2, 4, 15],
-        [1056, 32 * 1056, 8 * 1056, 64 * 1056],
-        [64, 8, 2, 4, 2],
-    )
+    # columns innermost; the row stride in bytes; fp16 (6) with 128-byte swizzle (3), bf16 (9) 64-byte (2)
+    assert calls[0] == (6, 2, 0x10000, [520, 1000], [1056], [64, 128], 3)
+    assert calls[1] == (9, 2, 0x10000, [520, 1000], [1056], [32, 64], 2)
 
 
 def test_tensor_map_params_must_be_pointers():
@@ -445,9 +416,7 @@ def test_k_major_b_and_b_alone_go_by_tma():
         D(a, [128, 64]), D(bt, [128, 64]), a, 512, BM=128, BN=128, BK=64, target="sm_90a", num_stages=3
     )
     maps = kernel.metadata["tensor_maps"]
-    assert [(m["descriptor"], m["row_factors"][-1]) for m in maps] == [
-        ("a_desc", [1, "blocks", 8]), ("a_desc", [64, "blocks", 2]), ("bt_desc", [1, "blocks", 128]),
-    ]  # fmt: skip
+    assert [(m["descriptor"], m["box_rows"]) for m in maps] == [("a_desc", 128), ("bt_desc", 128)]
     kernel = matmul_a_in_registers.warmup(
         np.zeros((512, 64), np.float16), D(a, [64, 128]), a, 512, K=512, BM=128, BN=128, BK=64,
         target="sm_90a", num_stages=3,

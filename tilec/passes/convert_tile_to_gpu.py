@@ -303,20 +303,10 @@ class _KernelLowering:
                     found[name[len(descriptor) + 1 :]] = i
         return found
 
-    def descriptor_rows(self, descriptor: str) -> ir.Value:
-        """The descriptor's shape[0] in the kernel, as i32 (tensor copies take i32 coordinates)."""
-        index = self._descriptor_arguments(descriptor).get("shape[0]")
-        if index is None:
-            return _i32(1)
-        value = self.scalar(self.fn.regions[0].blocks[0].arguments[index])
-        i32 = ir.IntegerType.get_signless(32)
-        return value if value.type == i32 else arith.trunci(i32, value)
-
-    def tensor_map(self, descriptor: str, element: ir.Type, band: int, swizzle: int, rows: list) -> int:
+    def tensor_map(self, descriptor: str, element: ir.Type, band: int, swizzle: int, box_rows: int) -> int:
         """The index of the kernel parameter holding a tensor map of `descriptor` (a kernel argument):
-        boxes of `band` elements along a row (`swizzle`-byte rows) by row factors `rows` ([row
-        stride, extent or "blocks" (the tensor's rows in whole strides), box extent], fastest
-        first); a new parameter, after the kernel's arguments, the first time it is asked for."""
+        boxes of `band` elements along a row (`swizzle`-byte rows) by `box_rows` rows; a new
+        parameter, after the kernel's arguments, the first time it is asked for."""
         parts = self._descriptor_arguments(descriptor)
 
         def part(field):  # an argument's index, or the value it was specialized to (1)
@@ -330,7 +320,7 @@ class _KernelLowering:
             "row_stride": part("strides[0]"),
             "element": str(element),
             "band": band,
-            "row_factors": rows,
+            "box_rows": box_rows,
             "swizzle": swizzle,
         }
         if spec in self.tensor_maps:
@@ -539,7 +529,10 @@ class _KernelLowering:
     def bases_of(self, layout: Blocked) -> list[ir.Value]:
         """Per dimension: this thread's first element (lane and warp part); emitted at kernel entry."""
         group = layout.group if isinstance(layout, Interleaved) else 1
-        key = (layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta, layout.order, group)
+        key = (
+            layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta, layout.order,
+            layout.warp_repeats, group,
+        )  # fmt: skip
         found = self.bases.get(key)
         if found is not None:
             return found
@@ -562,7 +555,8 @@ class _KernelLowering:
                     warps = arith.muli(warp_d, _i32(tpw * (spt // group)))
                     out[d] = arith.addi(arith.addi(within, across), warps)
                     continue
-                out[d] = arith.muli(arith.addi(arith.muli(warp_d, _i32(tpw)), out[d]), _i32(spt))
+                per_warp = tpw * layout.repeats(d)  # lanes' tiles one warp holds along d
+                out[d] = arith.muli(arith.addi(arith.muli(warp_d, _i32(per_warp)), out[d]), _i32(spt))
         self.bases[key] = out
         return out
 

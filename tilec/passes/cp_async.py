@@ -43,7 +43,7 @@ the other dot computes). Each stream commits one group per iteration and the rin
 order, so the waits count the groups of all the loop's rings (plan).
 
 A column-major 16-bit A streams too, into an M-major ring (wgmma.Staging's `a_m_major`) that the
-instruction reads transposed; its copies go through L1 (`copy`).
+instruction reads transposed.
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
 along when it qualifies, else it is stored from registers into the same buffers or, when it goes to
@@ -429,12 +429,8 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     masks = lowering.regs(seg["mask"][0], layout) if seg["mask"] else None
     coords = lowering.coords(layout)
     nbytes = stream.width * ring.staging.elem_bytes
-    # 16-byte copies bypass L1 (.cg), as the tiles are read once per CTA; smaller ones must use .ca,
-    # and so do an M-major A's: its rows are permuted in 8-row groups (Staging), which sends the two
-    # halves of every 32-byte global sector to chunks 32 bytes apart, and bypassing copies then go to
-    # L2 one per lane, each sector twice (H200, ncu: 7x the L2 requests, 1.5x the sectors of a
-    # row-major A); through L1 the halves meet again (fp16 4096^3, 128x256x64: 416 -> 553 TFLOP/s).
-    bypass = nbytes == 16 and not (stream.operand == 0 and ring.staging.a_m_major)
+    # 16-byte copies bypass L1 (.cg), as the tiles are read once per CTA; smaller ones must use .ca
+    bypass = nbytes == 16
     text = f"cp.async.{'cg' if bypass else 'ca'}.shared.global [$0], [$1], {nbytes}, $2;"
     for j in range(0, len(ptrs), stream.width):
         row, col = coords[j]

@@ -2,9 +2,12 @@
 
 A blocked layout (Triton's) splits each dimension d into `size_per_thread[d]` consecutive elements
 per thread, `threads_per_warp[d]` lanes and `warps_per_cta[d]` warps, repeating when the tensor is
-larger than that tile. `order` lists dimensions fastest first. A thread's element along d is
-`(base_d + static_d(r)) mod shape_d`: `base_d` depends only on the thread id (computed once per kernel),
-`static_d(r)` only on the register r — so addresses are a base plus constants.
+larger than that tile. With `warp_repeats[d]` = R > 1 a warp first repeats its lanes' elements R
+times along d (R x size_per_thread x threads_per_warp consecutive elements) before the next warp's
+begin: the row order of Hopper's warpgroup MMA, whose warp w holds rows 16w + g and 16w + 8 + g.
+`order` lists dimensions fastest first. A thread's element along d is
+`(base_d + static_d(r)) mod shape_d`: `base_d` depends only on the thread id (computed once per
+kernel), `static_d(r)` only on the register r — so addresses are a base plus constants.
 
 A slice layout is a blocked parent with one dimension removed (what a reduction leaves behind):
 threads that differed only along that dimension hold the same values.
@@ -24,18 +27,35 @@ class Blocked:
     threads_per_warp: tuple[int, ...]
     warps_per_cta: tuple[int, ...]
     order: tuple[int, ...]  # fastest dimension first
+    warp_repeats: tuple[int, ...] = ()  # per dimension (empty: 1 everywhere), see the module doc
+
+    def __post_init__(self):
+        # a warp's repeats are whole: the tensor is one element (a reduced dimension) or whole tiles
+        for d in range(len(self.shape)):
+            if self.repeats(d) > 1 and self.shape[d] != 1 and self.shape[d] % self.tile(d):
+                raise ValueError(f"internal: {self} does not tile dimension {d}")
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
+    def repeats(self, d: int) -> int:
+        """Times a warp repeats its lanes' elements along d before the next warp's."""
+        return self.warp_repeats[d] if self.warp_repeats else 1
+
+    def lanes_tile(self, d: int) -> int:
+        """Consecutive elements one warp's lanes hold along d (once)."""
+        return self.size_per_thread[d] * self.threads_per_warp[d]
+
     def tile(self, d: int) -> int:
-        return self.size_per_thread[d] * self.threads_per_warp[d] * self.warps_per_cta[d]
+        return self.lanes_tile(d) * self.repeats(d) * self.warps_per_cta[d]
 
     def elems(self, d: int) -> int:
         """Elements one thread holds along d."""
         spt = min(self.size_per_thread[d], self.shape[d])
-        return spt * max(1, self.shape[d] // self.tile(d))
+        if self.shape[d] < self.tile(d):
+            return spt  # a reduced dimension of a repeating layout, or fewer than one tile
+        return spt * self.repeats(d) * (self.shape[d] // self.tile(d))
 
     def wraps(self, d: int) -> bool:
         """True when the thread tile exceeds the shape along d (threads then hold replicas)."""
@@ -46,8 +66,11 @@ class Blocked:
         """Per register, its static offset along every dimension (fastest dimension varies fastest)."""
         ranges = [None] * self.rank
         for d in range(self.rank):
-            spt = min(self.size_per_thread[d], self.shape[d])
-            ranges[d] = [(k // spt) * self.tile(d) + k % spt for k in range(self.elems(d))]
+            spt, repeats = min(self.size_per_thread[d], self.shape[d]), self.repeats(d)
+            ranges[d] = [
+                (k // spt % repeats) * self.lanes_tile(d) + (k // spt // repeats) * self.tile(d) + k % spt
+                for k in range(self.elems(d))
+            ]
         slow_to_fast = list(reversed(self.order))
         out = []
         for combo in itertools.product(*[ranges[d] for d in slow_to_fast]):
@@ -58,16 +81,14 @@ class Blocked:
         return out
 
     def with_shape(self, shape) -> Blocked:
-        return Blocked(
-            tuple(shape), self.size_per_thread, self.threads_per_warp, self.warps_per_cta, self.order
-        )
+        return replace(self, shape=tuple(shape))
 
     def distinct_lanes(self, d: int) -> int:
         spt = self.size_per_thread[d]
         return max(1, min(self.threads_per_warp[d], -(-self.shape[d] // spt)))
 
     def distinct_warps(self, d: int) -> int:
-        per_warp = self.size_per_thread[d] * self.threads_per_warp[d]
+        per_warp = self.lanes_tile(d) * self.repeats(d)
         return max(1, min(self.warps_per_cta[d], -(-self.shape[d] // per_warp)))
 
     def lane_stride(self, d: int) -> int:
@@ -88,9 +109,11 @@ class Blocked:
         raise ValueError(d)
 
     def __str__(self):
+        repeats = f", warp_repeats={list(self.warp_repeats)}" if self.warp_repeats else ""
         return (
             f"#blocked<shape={list(self.shape)}, spt={list(self.size_per_thread)}, "
-            f"tpw={list(self.threads_per_warp)}, wpc={list(self.warps_per_cta)}, order={list(self.order)}>"
+            f"tpw={list(self.threads_per_warp)}, wpc={list(self.warps_per_cta)}, order={list(self.order)}"
+            f"{repeats}>"
         )
 
 
@@ -108,8 +131,10 @@ class Interleaved(Blocked):
 
     group: int = 1
 
-    def with_shape(self, shape) -> Interleaved:
-        return replace(self, shape=tuple(shape))
+    def __post_init__(self):
+        super().__post_init__()
+        if self.repeats(self.order[0]) != 1:
+            raise ValueError(f"internal: {self} repeats along its interleaved dimension")
 
     def __str__(self):
         return super().__str__()[:-1] + f", interleave={self.group}>"

@@ -36,7 +36,12 @@ def interleaved_for_store(lowering, layout, ptr: ir.Value, mask, elem: ir.Type, 
         return None
     f = layout.order[0]
     spt, lanes = layout.size_per_thread[f], layout.threads_per_warp[f]
-    if lanes < 2 or layout.lane_stride(f) != 1 or layout.shape[f] < 2 * layout.tile(f):
+    if (
+        lanes < 2
+        or layout.lane_stride(f) != 1
+        or layout.repeats(f) != 1
+        or layout.shape[f] < 2 * layout.tile(f)
+    ):
         return None
     repeats = layout.shape[f] // layout.tile(f)
     info = lowering.axis.get(ptr)
@@ -51,8 +56,9 @@ def interleaved_for_store(lowering, layout, ptr: ir.Value, mask, elem: ir.Type, 
     size = list(layout.size_per_thread)
     size[f] = group * spt
     return Interleaved(
-        layout.shape, tuple(size), layout.threads_per_warp, layout.warps_per_cta, layout.order, group
-    )
+        layout.shape, tuple(size), layout.threads_per_warp, layout.warps_per_cta, layout.order,
+        warp_repeats=layout.warp_repeats, group=group,
+    )  # fmt: skip
 
 
 def exchange(values: list, layout: Blocked, wide: Interleaved, elem: ir.Type, lane: ir.Value, warp_size: int):

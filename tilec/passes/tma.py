@@ -21,14 +21,12 @@ Copies are issued only for iterations that exist, so none is in flight when the 
 entered again re-initializes its barriers (after the barrier that follows a nested ring loop).
 
 Boxes: a box's rows are S bytes (the staging's swizzle width; the tensor map swizzles as Staging
-does), so a tile is copied one S-byte column band at a time. B's bands are whole (k or n rows). A's
-rows sit in shared memory in the order of the instruction blocks (wgmma._hardware_row): a 5-D
-tensor map walks the rows in that order (gather_factors) and copies a band of A in one box when the
-tile lies in the tensor's whole blocks of the map's outer row stride (64 rows for 128-row tiles: the
-map's outer extent counts whole blocks, since a box covers whole ones); otherwise A goes in 8-row
-boxes, which keep that order too. Boxes of
-8 rows were measured at 556 TFLOP/s on an H200 (fp16 4096^3, 128x256x64, 8 warps), one box at 671:
-the copy engine's cost is per request.
+does), so a tile is copied one S-byte column band at a time, each band one box of all the tile's
+rows (A's rows sit in shared memory in their logical order: the accumulator layout follows the
+instruction's rows, wgmma.py). An earlier accumulator layout permuted A's rows in 8-row groups and
+copied A in 8-row boxes: 556 TFLOP/s on an H200 (fp16 4096^3, 128x256x64, 8 warps) against 671 for
+one box per band (then through a 5-D map that walked the permutation): the copy engine's cost is per
+request.
 
 The tensor maps are kernel parameters of their own (128-byte grid constants, appended after the
 kernel's arguments, see tensor_map_params.py) that the launcher encodes from the descriptor
@@ -49,7 +47,6 @@ from tilec.dialects import tile
 from . import wgmma
 from .lowering_common import segments
 
-A_BOX_ROWS = 8  # A's rows are permuted by 8-row groups (wgmma._hardware_row)
 MAX_BOX = 256  # elements along one box dimension
 
 
@@ -65,9 +62,7 @@ class Box:
 
 @dataclass
 class TmaStream:
-    """How one operand's tiles are copied: `boxes` through the 2-D map `boxes_map`; for A, when the
-    tile lies in whole row blocks of the tensor, one box per band through `gather_map` (a map that
-    walks the rows in the order the instruction reads them, see gather_factors)."""
+    """How one operand's tiles are copied: `boxes` through the 2-D map `boxes_map`."""
 
     descriptor: str
     element: ir.Type
@@ -78,22 +73,11 @@ class TmaStream:
     bytes: int  # of one iteration's tile
     rows: int  # of the tile
     cols: int
-    gather: list | None = None  # row factors [stride, extent] in shared-memory order (A only)
-    boxes_map: int = -1  # the kernel's tensor-map indices (set when the ring is kept)
-    gather_map: int = -1
+    boxes_map: int = -1  # the kernel's tensor-map index (set when the ring is kept)
 
     def register(self, lowering) -> None:
         common = (self.descriptor, self.element, self.band, self.swizzle)
-        self.boxes_map = lowering.tensor_map(*common, [[1, "blocks", self.box_rows]])
-        if self.gather is not None:
-            stride = self.gather_stride
-            factors = [[s, "blocks" if s == stride else e, e] for s, e in self.gather]
-            self.gather_map = lowering.tensor_map(*common, factors)
-
-    @property
-    def gather_stride(self) -> int:
-        """The row stride of the gather map's outermost factor, which also carries the tile's place."""
-        return max(s for s, _ in self.gather)
+        self.boxes_map = lowering.tensor_map(*common, self.box_rows)
 
 
 def descriptor_of(load: ir.Operation) -> str | None:
@@ -115,7 +99,7 @@ def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | Non
     elem_bytes = staging.elem_bytes
     width = staging.a_width if operand == 0 else staging.b_width
     band = width // elem_bytes  # elements of one box row
-    box_rows = A_BOX_ROWS if operand == 0 else rows
+    box_rows = rows
     if cols % band or rows % box_rows or box_rows > MAX_BOX or band > MAX_BOX:
         return None
     boxes = [
@@ -124,48 +108,7 @@ def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | Non
         for r in range(0, rows, box_rows)
     ]
     element = tile.element_of(loads[0].results[0].type)
-    gather = gather_factors(rows, staging.num_warps) if operand == 0 else None
-    return TmaStream(
-        name, element, band, box_rows, width, boxes, rows * cols * elem_bytes, rows, cols, gather
-    )
-
-
-def gather_factors(rows: int, num_warps: int) -> list | None:
-    """A's rows as the instruction reads them, as factors [row stride, count] from the fastest to
-    the slowest, or None when that order needs more than the 4 row dimensions of a 5-D map.
-
-    Logical row r*8W + w*8 + g (wgmma._hardware_row; W warps, w = 4*wg + wl, repeat r = 2j + half)
-    sits at row (j*G + wg)*64 + wl*16 + half*8 + g of shared memory: walking g, half, wl, wg, j
-    in that order visits the rows in shared-memory order. The outermost factor also moves by whole
-    tiles (a tile's first row is a multiple of its stride), so the map's extent there is the
-    tensor's rows in whole blocks of that stride, and a tile past them goes by 8-row boxes."""
-    groups = num_warps // 4
-    repeats = rows // (8 * num_warps)
-    if repeats < 2 or repeats % 2:
-        return None
-    factors = [[1, 8], [8 * num_warps, 2], [8, 4], [32, groups], [16 * num_warps, repeats // 2]]
-    factors = [f for f in factors if f[1] > 1]
-    if len(factors) > 4:
-        return None
-    # check: the box's dense order is the shared-memory order of _hardware_row
-    position = 0
-    for index in _walk([e for _, e in factors]):
-        logical = sum(i * s for i, (s, _) in zip(index, factors))
-        if wgmma._hardware_row(logical, num_warps, wgmma.PY_INTS) != position:
-            return None
-        position += 1
-    outer = max(factors)
-    return factors if outer[0] * outer[1] == rows else None
-
-
-def _walk(extents: list):
-    """Index tuples with the first index fastest."""
-    if not extents:
-        yield ()
-        return
-    for rest in _walk(extents[1:]):
-        for i in range(extents[0]):
-            yield (i, *rest)
+    return TmaStream(name, element, band, box_rows, width, boxes, rows * cols * elem_bytes, rows, cols)
 
 
 def maps_attribute(maps: list) -> ir.Attribute:
@@ -211,16 +154,7 @@ def issue(lowering, ring, loads: dict, iteration: ir.Value, exists: ir.Value) ->
         for index in sorted(ring.streams):
             stream = ring.streams[index].tma
             row0, col0 = (lowering.scalar(v) for v in segments(loads[index])["coords"])
-            if stream.gather is None:
-                _copy_boxes(lowering, stream, buffer, row0, col0, bar)
-                continue
-            whole = scf.IfOp(_in_whole_blocks(lowering, stream, row0), has_else=True)
-            with ir.InsertionPoint(whole.then_block):
-                _copy_gathered(lowering, stream, buffer, row0, col0, bar)
-                scf.YieldOp([])
-            with ir.InsertionPoint(whole.else_block):
-                _copy_boxes(lowering, stream, buffer, row0, col0, bar)
-                scf.YieldOp([])
+            _copy_boxes(lowering, stream, buffer, row0, col0, bar)
         scf.YieldOp([])
 
 
@@ -230,32 +164,6 @@ def _copy_boxes(lowering, stream: TmaStream, buffer, row0, col0, bar) -> None:
         x = arith.addi(col0, _c(box.col)) if box.col else col0
         y = arith.addi(row0, _c(box.row)) if box.row else row0
         _bulk_copy(arith.addi(buffer, _c(box.offset)), tensor_map, [x, y], bar)
-
-
-def _copy_gathered(lowering, stream: TmaStream, buffer, row0, col0, bar) -> None:
-    """One box per band: the band's rows in the order the instruction reads them."""
-    tensor_map = _map_address(lowering, stream.gather_map)
-    stride = stream.gather_stride
-    block = arith.divsi(row0, _c(stride))
-    coords_of_rows = [block if s == stride else _c(0) for s, _ in stream.gather]
-    band_bytes = stream.rows * stream.swizzle  # A's atoms of S-byte rows follow each other (Staging)
-    for band, col in enumerate(range(0, stream.cols, stream.band)):
-        x = arith.addi(col0, _c(col)) if col else col0
-        _bulk_copy(arith.addi(buffer, _c(band * band_bytes)), tensor_map, [x, *coords_of_rows], bar)
-
-
-def _in_whole_blocks(lowering, stream: TmaStream, row0) -> ir.Value:
-    """The tile starts on a multiple of the gather map's outer stride and ends within the tensor's
-    whole blocks of that stride (the map covers no more: past them a box would read beyond M)."""
-    stride = stream.gather_stride
-    rows = lowering.descriptor_rows(stream.descriptor)
-    whole = arith.muli(arith.divsi(rows, _c(stride)), _c(stride))
-    aligned = arith.cmpi(arith.CmpIPredicate.eq, arith.remsi(row0, _c(stride)), _c(0))
-    inside = arith.andi(
-        arith.cmpi(arith.CmpIPredicate.sge, row0, _c(0)),
-        arith.cmpi(arith.CmpIPredicate.sle, arith.addi(row0, _c(stream.rows)), whole),
-    )
-    return arith.andi(aligned, inside)
 
 
 def _map_address(lowering, index: int) -> ir.Value:

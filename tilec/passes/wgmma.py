@@ -8,13 +8,13 @@ A warpgroup is 4 consecutive warps; one instruction computes a 64 x N block whos
 belong to warp w of the group, each warp holding them like mma.sync's C fragment (lane (g, t): rows g and
 g + 8, columns 8j + 2t, 8j + 2t + 1 for every 8-column block j; registers in that order).
 
-The accumulator stays a *blocked* layout (1x2 per thread, 8x4 lanes, the W warps stacked along M), so
-the rest of the lowering (epilogues, stores, loop-carried values) needs nothing new. That layout gives
-warp w the rows w*8 + g (+ 8W per repeat), while the instruction gives it rows 16w + g and 16w + 8 + g.
-The two agree once A's rows are *permuted* on their way into shared memory (`_hardware_row`): logical
-row L = r*8W + w*8 + g (repeat r) is stored as row (j*G + wg)*64 + wl*16 + (r % 2)*8 + g of the
-instruction block for warpgroup wg = w // 4, warp wl = w % 4 in it, instruction j = r // 2 (G
-warpgroups). The product's rows come out in the same permuted order, which is exactly the blocked layout.
+The accumulator is a *blocked* layout in the instruction's own row order (`accumulator_layout`: 1x2
+per thread, 8x4 lanes, each warp repeating its 8 rows twice, the W warps stacked along M): warp w
+holds rows 16w + g and 16w + 8 + g of every 16W rows, exactly what warpgroup w // 4's instructions
+give it, so A's rows go to shared memory in their logical order (a column-major A keeps 64
+neighbouring values of M in one 128-byte row, as global memory has them) and the rest of the
+lowering (epilogues, stores, loop-carried values) sees an ordinary blocked layout. Register repeat
+2j + h of a thread is the h-th 8-row half of its warp's rows in instruction block j (`_block_row`).
 
 Operands streamed by cp.async (cp_async.py) use the hardware's swizzled layouts (Staging). Operands
 stored from registers use the no-swizzle ("interleaved") canonical layouts of the PTX ISA, built from
@@ -138,7 +138,13 @@ def a_kept_in_registers(op, kind: str) -> bool:
 
 
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
-    return Blocked((m, n), (1, 2), (8, 4), (num_warps, 1), (1, 0))
+    return Blocked((m, n), (1, 2), (8, 4), (num_warps, 1), (1, 0), warp_repeats=(2, 1))
+
+
+def _block_row(j: int, half: int, num_warps: int) -> int:
+    """The accumulator layout's static row offset of a thread's rows in instruction block j (each
+    warpgroup's j-th 64-row block: 16 * num_warps rows per j), half h: rows 16w + 8h + g."""
+    return 16 * num_warps * j + 8 * half
 
 
 def _a_strides(k: int) -> tuple[int, int]:
@@ -257,7 +263,7 @@ class _IrInts:
     """The integer arithmetic Staging's offsets are written in, as arith ops on i32 values."""
 
     const = staticmethod(_c)
-    addi, muli, andi, ori = (staticmethod(f) for f in (arith.addi, arith.muli, arith.andi, arith.ori))
+    addi, muli, andi = (staticmethod(f) for f in (arith.addi, arith.muli, arith.andi))
     xori, shli, shrui = (staticmethod(f) for f in (arith.xori, arith.shli, arith.shrui))
 
 
@@ -265,9 +271,7 @@ class _PyInts:
     """The same arithmetic on Python ints: planning asks where an element would land."""
 
     const = staticmethod(int)
-    addi, muli, andi, ori = (
-        staticmethod(f) for f in (operator.add, operator.mul, operator.and_, operator.or_)
-    )
+    addi, muli, andi = (staticmethod(f) for f in (operator.add, operator.mul, operator.and_))
     xori, shli, shrui = (staticmethod(f) for f in (operator.xor, operator.lshift, operator.rshift))
 
 
@@ -276,21 +280,6 @@ IR_INTS, PY_INTS = _IrInts(), _PyInts()
 
 def _log2(v: int) -> int:
     return v.bit_length() - 1
-
-
-def _hardware_row(row, num_warps: int, ops=None):
-    """Logical accumulator row -> row of the instruction blocks in A's shared memory (module doc).
-    On i32 values, or on Python ints with `ops=PY_INTS`."""
-    ops = ops or IR_INTS
-    groups = num_warps // 4
-    g = ops.andi(row, ops.const(7))
-    w = ops.andi(ops.shrui(row, ops.const(3)), ops.const(num_warps - 1))
-    r = ops.shrui(row, ops.const(_log2(8 * num_warps)))
-    wg, wl = ops.shrui(w, ops.const(2)), ops.andi(w, ops.const(3))
-    j, half = ops.shrui(r, ops.const(1)), ops.andi(r, ops.const(1))
-    block = ops.addi(ops.muli(j, ops.const(groups)), wg)
-    out = ops.ori(ops.shli(block, ops.const(6)), ops.shli(wl, ops.const(4)))
-    return ops.ori(out, ops.ori(ops.shli(half, ops.const(3)), g))
 
 
 def _descriptor(address: ir.Value, lbo: int, sbo: int, layout: int = 0) -> ir.Value:
@@ -347,8 +336,7 @@ class Staging:
     rows the 16-byte chunk c of row r lands at chunk c ^ (r mod 8)), the buffer aligned to 1024
     bytes. Along the other dimension atoms follow each other (K-major: K beyond S bytes; N-major: N
     beyond S bytes). An M-major A always has 128-byte rows: one atom column is one 64-row instruction
-    block, K rows deep, and the blocks are ordered as `_hardware_row` orders A's rows (a permutation
-    of 8-row groups, so 8 neighbouring values along M stay one 16-byte chunk)."""
+    block, K rows deep (A's rows in their logical order, module doc)."""
 
     def __init__(
         self, m: int, n: int, k: int, kind: str, num_warps: int, b_mode: str, swizzle: bool = False,
@@ -410,12 +398,11 @@ class Staging:
 
     def a_offset(self, row, col, ops=None):
         ops = ops or IR_INTS
-        hardware = _hardware_row(row, self.num_warps, ops)
         if self.a_m_major:  # rows of K, each 64 values of M (one instruction block) per atom
-            return self._swizzled(col, hardware, self.k, self.a_width, ops)
+            return self._swizzled(col, row, self.k, self.a_width, ops)
         if self.swizzle:
-            return self._swizzled(hardware, col, self.m, self.a_width, ops)
-        return self._core_offset(hardware, col, self.a_lbo, self.a_sbo, ops)
+            return self._swizzled(row, col, self.m, self.a_width, ops)
+        return self._core_offset(row, col, self.a_lbo, self.a_sbo, ops)
 
     def b_offset(self, row, col, ops=None):
         """(row, col) of the tensor stored: B's (k, n), or X's (n, k) in "trans" mode."""
@@ -649,7 +636,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         for j in range(m // (64 * groups)):
             for c0, width in chunks:
                 regs = [
-                    slot[((2 * j + h) * 8 * warps, c0 + 8 * jn + e)]
+                    slot[(_block_row(j, h, warps), c0 + 8 * jn + e)]
                     for jn in range(width // 8)
                     for h in (0, 1)
                     for e in (0, 1)
@@ -733,8 +720,7 @@ def a_from_registers(lowering, op, kind: str):
 
     That layout is the accumulator's for an [M, K] tile: a thread's values of A's rows and K
     columns then sit exactly where the instruction's A fragment wants them (rows g and g + 8 of its
-    warp's 16, columns 2t, 2t + 1 and 8 + 2t, 8 + 2t + 1 of each k-step), the rows permuted as
-    the accumulator's (module doc). Worth it when A already is in that layout (attention's
+    warp's 16, columns 2t, 2t + 1 and 8 + 2t, 8 + 2t + 1 of each k-step). Worth it when A already is in that layout (attention's
     `p = exp(s - m)` computed from an accumulator: no trip through shared memory) or is defined
     outside the dot's loop (attention's q: converted once before the loop, instead of stored to
     shared memory every iteration)."""
@@ -776,7 +762,7 @@ def _a_fragments(regs, layout, m: int, k: int, groups: int) -> list[list[list[ir
     values each: rows g / g + 8 x columns 2t / 8 + 2t), from A's registers in the accumulator
     layout, whose repeats 2j and 2j + 1 are the rows of instruction block j (module doc)."""
     slot = {static: i for i, static in enumerate(layout.registers)}
-    step = 8 * 4 * groups  # rows between a thread's repeats
+    warps = 4 * groups
     i32 = ir.IntegerType.get_signless(32)
     pair = ir.VectorType.get([2], regs[0].type)
 
@@ -788,7 +774,7 @@ def _a_fragments(regs, layout, m: int, k: int, groups: int) -> list[list[list[ir
 
     return [
         [
-            [word((2 * j + h) * step, 16 * ks + 8 * half) for half in (0, 1) for h in (0, 1)]
+            [word(_block_row(j, h, warps), 16 * ks + 8 * half) for half in (0, 1) for h in (0, 1)]
             for ks in range(k // 16)
         ]
         for j in range(m // (64 * groups))

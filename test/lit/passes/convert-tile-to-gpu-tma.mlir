@@ -3,30 +3,27 @@
 
 // acc = dot(a_desc.load(...), b_desc.load(...), acc), the descriptors kernel arguments: their loads
 // name the descriptor and give the block's coordinates, so with tma=1 the ring of 4 buffers is filled
-// by tensor copies. The kernel gains three tensor-map parameters (!llvm.ptr, listed for the launcher
-// in tilec.tensor_maps): A in 8-row boxes, A gathered in the instruction's row order (5-D: columns,
-// then rows by 1, 32, 8 and 64), B in one 64x64 box. Before the loop thread 0 sets up one mbarrier
-// per buffer and issues the first two iterations' copies (each only if that iteration exists),
-// announcing their 24 KiB with expect_tx; A's tile goes in one gathered box when it lies in whole
-// 64-row blocks of the tensor, else in 16 boxes of 8 rows. Each iteration every thread waits on its
-// buffer's barrier (parity = (i / 4) & 1), passes the ring's barrier, then thread 0 issues the
-// copies two iterations ahead. Without tma=1 the same ring is filled by cp.async.
+// by tensor copies. The kernel gains two tensor-map parameters (!llvm.ptr, listed for the launcher
+// in tilec.tensor_maps): A and B each in one box of 64 columns (128 bytes) by the tile's rows, 128 and 64 (A's
+// rows sit in shared memory in their logical order: the accumulator layout follows the instruction's
+// rows). Before the loop thread 0 sets up one mbarrier per buffer and issues the first two
+// iterations' copies (each only if that iteration exists), announcing their 24 KiB with expect_tx.
+// Each iteration every thread waits on its buffer's barrier (parity = (i / 4) & 1), passes the ring's
+// barrier, then thread 0 issues the copies two iterations ahead. Without tma=1 the same ring is
+// filled by cp.async.
 // CHECK-LABEL: gpu.func @matmul
-// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
-// CHECK-SAME: tilec.tensor_map_params = array<i32: 10, 11, 12>
-// CHECK-SAME: tilec.tensor_maps = "{{.*}}\22row_factors\22: {{\[\[}}1, \22blocks\22, 8]]
-// CHECK-SAME: \22row_factors\22: {{\[\[}}1, 8, 8], [32, 2, 2], [8, 4, 4], [64, \22blocks\22, 2]]
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// CHECK-SAME: tilec.tensor_map_params = array<i32: 10, 11>
+// CHECK-SAME: tilec.tensor_maps = "{{.*}}\22band\22: 64, \22box_rows\22: 128
+// CHECK-SAME: \22band\22: 64, \22box_rows\22: 64
 // CHECK-COUNT-4: "mbarrier.init.shared::cta.b64 [$0], 1;"
 // CHECK: "fence.mbarrier_init.release.cluster;"
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r" %{{.*}}, %c24576_i32
 // CHECK: scf.if
-// CHECK: "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];"
-// CHECK: } else {
-// CHECK-COUNT-16: "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];"
-// CHECK: }
-// CHECK: "cp.async.bulk.tensor.2d
+// CHECK-COUNT-2: "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];"
+// CHECK-NOT: cp.async.bulk.tensor.5d
 // CHECK: scf.for
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK-NEXT: gpu.barrier

@@ -59,15 +59,13 @@ class TensorMaps:
             ctypes.memmove(slot, encoded, MAP_BYTES)
 
     def _encode(self, spec: dict, address: int, rows: int, cols: int, row_stride: int):
-        """The map: columns innermost (`band` a box), then each row factor [stride, extent or
-        "blocks" (rows // stride), box extent]."""
+        """The 2-D map: columns innermost, boxes of `band` columns by `box_rows` rows."""
         element = spec["element"]
         size = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4}[element]
-        factors = spec["row_factors"]
         # an empty dimension is encoded as 1: no copy reaches it (the kernel has no block there)
-        extents = [max(1, cols)] + [max(1, rows // s if e == "blocks" else e) for s, e, _ in factors]
-        strides = [row_stride * s * size for s, _, _ in factors]  # bytes, of every dimension but the first
-        box = [spec["band"], *[b for _, _, b in factors]]
+        extents = [max(1, cols), max(1, rows)]
+        strides = [row_stride * size]  # bytes, of every dimension but the first
+        box = [spec["band"], spec["box_rows"]]
         err, encoded = encode_tiled(
             _DATA_TYPES[element], address, extents, strides, box, _SWIZZLES[spec["swizzle"]]
         )
