@@ -91,3 +91,15 @@ def test_chained_dots_on_cpu():
     out = np.zeros((16, 16), np.float32)
     chain[(1,)](x, w1, w2, out, D=32, H=64, E=16)
     np.testing.assert_allclose(out, (x.astype(np.float64) @ w1) @ w2, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("lanes,block", [(8, (4, 16)), (16, (8, 16)), (4, (2, 16))])
+def test_accumulator_blocks_fit_the_host_registers(lanes, block):
+    """8 vector accumulators of 16 columns whatever the vector width (AVX2, AVX-512, SSE/NEON); the
+    CPU pipeline asks tile-cpu-vectorize-dots for this host's block."""
+    from tilec.targets.cpu import compiler
+
+    assert compiler.dot_block(lanes) == block
+    rows, cols = compiler.dot_block(compiler.host_fp32_lanes())
+    pipeline = next(s.pipeline for s in compiler.stages() if s.name == "bufferized")
+    assert f"tile-cpu-vectorize-dots{{rows={rows} cols={cols}}}" in pipeline

@@ -1,15 +1,22 @@
 // RUN: tilec-opt %s --split-input-file -p tile-cpu-vectorize-dots | FileCheck %s
+// RUN: tilec-opt %s --split-input-file -p 'tile-cpu-vectorize-dots{rows=8 cols=16}' | FileCheck %s --check-prefix=WIDE
 
-// A [16x4] @ [4x32] matmul: tiled into 8 x 16 accumulator blocks (two loops), each block one read
-// of A, B and the accumulator, then K = 4 steps of 8 row FMAs (A's value broadcast times B's row).
+// A [16x4] @ [4x32] matmul: tiled into 4 x 16 accumulator blocks (the defaults; two loops), each
+// block one read of A, B and the accumulator, then K = 4 steps of 4 row FMAs (A's value broadcast
+// times B's row).
 // CHECK-LABEL: func.func @dot
 // CHECK-NOT: linalg.matmul
-// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
 // CHECK-COUNT-3: vector.transfer_read
-// CHECK-COUNT-32: vector.fma {{.*}} : vector<16xf32>
+// CHECK-COUNT-16: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma
-// CHECK: vector.transfer_write {{.*}} : vector<8x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<4x16xf32>
+// With rows=8 (what the CPU target picks on AVX-512: 8 accumulators of 16 lanes), 8 x 16 blocks.
+// WIDE-LABEL: func.func @dot
+// WIDE: scf.for %{{.*}} = %c0 to %c16 step %c8
+// WIDE-COUNT-32: vector.fma {{.*}} : vector<16xf32>
+// WIDE: vector.transfer_write {{.*}} : vector<8x16xf32>
 // CHECK-NOT: transform.
 func.func @dot(%a: tensor<16x4xf32>, %b: tensor<4x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<16x4xf32>, tensor<4x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>

@@ -25,12 +25,38 @@ TILE_TO_LINALG = (
     "tile-canonicalize,tile-lower-fp8,tile-cpu-expand-maps,tile-cpu-grid,tile-cpu-safe-division,"
     "convert-tile-to-linalg,canonicalize,cse"
 )
-BUFFERIZE = (
-    "tile-cpu-duplicate-producers,linalg-fuse-elementwise-ops,tile-cpu-pointer-offsets,tile-cpu-vectorize-dots,"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
-    "allow-return-allocs-from-loops},"
-    "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers,tile-cpu-strided-copies"
-)
+
+
+def host_fp32_lanes() -> int:
+    """fp32 values in one of this host's vector registers: 16 with AVX-512, 8 with AVX, else 4
+    (SSE, NEON)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return 16 if "avx512f" in flags else 8 if "avx" in flags else 4
+
+
+def dot_block(lanes: int) -> tuple[int, int]:
+    """(rows, cols) of the accumulator blocks tile-cpu-vectorize-dots holds in registers: 16 columns,
+    and as many rows as make 8 vector accumulators (enough independent FMAs to cover their latency
+    on two FMA units), which leaves room in the register file for B's row and A's broadcast. With
+    AVX2 (16 registers) that is 4 x 16: 8 x 16 took all 16 registers and spilled (docs/targets.md:
+    1024^3 fp32 54-59 -> 65-68 GFLOP/s)."""
+    return max(1, 8 * lanes // 16), 16
+
+
+def bufferize(rows: int, cols: int) -> str:
+    return (
+        "tile-cpu-duplicate-producers,linalg-fuse-elementwise-ops,tile-cpu-pointer-offsets,"
+        f"tile-cpu-vectorize-dots{{rows={rows} cols={cols}}},"
+        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+        "allow-return-allocs-from-loops},"
+        "buffer-deallocation-pipeline,canonicalize,tile-cpu-widen-bool-buffers,tile-cpu-strided-copies"
+    )
+
+
 # convert-vector-to-scf fully unrolls the dots' 2-D vector transfers: otherwise it goes through a
 # stack buffer allocated inside the loops, which grows the stack every iteration.
 TO_LLVM = (
@@ -51,7 +77,7 @@ def stages() -> list[Stage]:
     """The CPU pipeline, readable as a list."""
     return [
         Stage("linalg", TILE_TO_LINALG),
-        Stage("bufferized", BUFFERIZE),
+        Stage("bufferized", bufferize(*dot_block(host_fp32_lanes()))),
         Stage("llvm", TO_LLVM),
     ]
 
