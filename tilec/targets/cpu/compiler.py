@@ -12,6 +12,7 @@ needed to run it) and splits the grid across cores.
 
 from __future__ import annotations
 
+import functools
 import platform
 import re
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ TILE_TO_LINALG = (
 )
 
 
+@functools.cache
 def host_fp32_lanes() -> int:
     """fp32 values in one of this host's vector registers: 16 with AVX-512, 8 with AVX, else 4
     (SSE, NEON)."""
