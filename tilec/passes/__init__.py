@@ -11,6 +11,7 @@ from .cpu_atomics import CpuAtomicsPass
 from .cpu_duplicate_producers import CpuDuplicateProducersPass
 from .cpu_expand_maps import CpuExpandMapsPass
 from .cpu_grid import CpuGridPass
+from .cpu_pointer_increments import CpuPointerIncrementsPass
 from .cpu_pointer_offsets import CpuPointerOffsetsPass
 from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_strided_copies import CpuStridedCopiesPass
@@ -36,6 +37,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         PipelineLoadsPass,
         ConvertTileToGpuPass,
         CpuExpandMapsPass,
+        CpuPointerIncrementsPass,
         CpuGridPass,
         CpuSafeDivisionPass,
         ConvertTileToLinalgPass,
