@@ -66,17 +66,19 @@ def _rewrite(loop: ir.Operation, increments: dict) -> None:
     i64 = ir.IntegerType.get_signless(64)
     old_yield = list(body.operations)[-1]
     yielded = list(old_yield.operands)
+    advanced = sorted(increments)  # carried indices, in the order of their new i64 offsets
     with loop.location, ir.InsertionPoint(loop):
         zero = arith.constant(i64, 0)
-        for j, step in increments.items():
-            if isinstance(step, ir.IntegerAttr):
-                increments[j] = arith.constant(i64, step.value)
-    # the new loop: the old carried values, then one i64 offset per advanced pointer tile
-    with loop.location, ir.InsertionPoint(loop):
-        new = scf.ForOp(*list(loop.operands)[:3], inits + [zero] * len(increments))
+        steps = {
+            j: arith.constant(i64, s.value) if isinstance(s, ir.IntegerAttr) else s
+            for j, s in increments.items()
+        }
+        # the new loop: the old carried values, then one i64 offset per advanced pointer tile
+        new = scf.ForOp(*list(loop.operands)[:3], inits + [zero] * len(advanced))
     new_body = new.body
     new_args = list(new.inner_iter_args)
-    offsets = dict(zip(sorted(increments), new_args[len(inits) :]))
+    offsets = dict(zip(advanced, new_args[len(inits) :]))
+    finals = dict(zip(advanced, list(new.results)[len(inits) :]))
     with loop.location, ir.InsertionPoint(new_body):
         anchor = arith.constant(i64, 0).owner
     body.arguments[0].replace_all_uses_with(new.induction_variable)
@@ -89,18 +91,14 @@ def _rewrite(loop: ir.Operation, increments: dict) -> None:
     for op in [o.operation for o in body.operations][:-1]:
         op.move_before(anchor)
     with loop.location, ir.InsertionPoint(anchor):
-        steps = [arith.addi(offsets[j], _to_i64(increments[j])) for j in sorted(increments)]
+        nexts = [arith.addi(offsets[j], _to_i64(steps[j])) for j in advanced]
         kept = [new_args[j] if j in increments else v for j, v in enumerate(yielded)]
-        scf.YieldOp(kept + steps)
+        scf.YieldOp(kept + nexts)
     anchor.erase()
-    results = list(new.results)
     with loop.location, ir.InsertionPoint(loop):  # right after the new loop
         for j, old in enumerate(loop.results):
-            if j in increments:
-                final = results[len(inits) + sorted(increments).index(j)]
-                old.replace_all_uses_with(_advanced(inits[j], final))
-            else:
-                old.replace_all_uses_with(results[j])
+            after = _advanced(inits[j], finals[j]) if j in finals else new.results[j]
+            old.replace_all_uses_with(after)
     loop.erase()
 
 
