@@ -22,6 +22,7 @@ from .expand_float64_math import ExpandFloat64MathPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
+from .rematerialize_thread_values import RematerializeThreadValuesPass
 from .tensor_map_params import TensorMapParamsPass
 from .verify import VerifyPass
 
@@ -36,6 +37,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         HoistLoadsPass,
         PipelineLoadsPass,
         ConvertTileToGpuPass,
+        RematerializeThreadValuesPass,
         CpuExpandMapsPass,
         CpuPointerIncrementsPass,
         CpuGridPass,

@@ -66,7 +66,8 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))}}},canonicalize,cse",
+            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))}}},canonicalize,cse,"
+            "gpu-rematerialize-thread-values",
         ),
         Stage(
             "llvm",
