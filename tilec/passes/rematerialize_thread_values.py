@@ -54,7 +54,7 @@ def _defining_op(value: ir.Value) -> ir.Operation | None:
 
 
 def _has_inner_loop(loop: ir.Operation) -> bool:
-    return any(_inside(inner, loop) and inner != loop for name in _LOOPS for inner in ops_named(loop, name))
+    return any(inner != loop for name in _LOOPS for inner in ops_named(loop, name))
 
 
 def _thread_derived(fn: ir.Operation) -> set:
