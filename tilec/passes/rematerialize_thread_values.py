@@ -6,7 +6,7 @@ address and mask offset (a row's offset in A, a copy's slot in shared memory, th
 columns) depends on the thread id alone, so LLVM's loop-invariant code motion computes them once,
 before the outer loop, and they stay live through every K loop: on sm_90a, 128x256x64 on 8 warps,
 248 registers instead of the plain kernel's 209. Here the thread id a loop body uses is read again
-in it (an inline `mov.u32 %tid.x`, which LLVM may not hoist), and the pure ops between the id and
+in it (an inline `mov.u32 %tid.x`, which LLVM cannot hoist), and the pure ops between the id and
 each use are cloned next to their users: once per stretch of the body between inner loops, so that
 what the epilogue needs is computed after the K loop, not carried through it.
 
