@@ -164,6 +164,29 @@ def matmul_descriptor_kernel(
 
 
 @jit
+def matmul_descriptor_persistent_kernel(
+    a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr,
+):  # fmt: skip
+    """matmul_descriptor_kernel as a persistent kernel (Triton's tutorial 09 with host descriptors):
+    NUM_SMS programs walking the output tiles in grouped order."""
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    group = GROUP_M * num_pid_n
+    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        first_m = (tile_id // group) * GROUP_M
+        group_m = min(num_pid_m - first_m, GROUP_M)
+        pid_m = first_m + (tile_id % group) % group_m
+        pid_n = (tile_id % group) // group_m
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@jit
 def matmul_bt_kernel(
     a_ptr,
     bt_ptr,

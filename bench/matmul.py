@@ -1,6 +1,6 @@
 """Matmul and fused-attention benchmark on NVIDIA GPUs (not a test), in TFLOP/s: tilec against
 torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) shapes (also as a
-persistent kernel and through tensor descriptors), fp8 e4m3
+persistent kernel, through tensor descriptors, and both), fp8 e4m3
 squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention kernel against torch's
 scaled_dot_product_attention and Triton, all from one run. tilec and Triton compile the same kernel
 source and each reports its best over the same list of tile configs.
@@ -140,6 +140,23 @@ def _matmul_descriptors(module, a, b, c, block_m, block_n, block_k, num_warps, n
     )  # fmt: skip
 
 
+def _matmul_descriptors_persistent(module, a, b, c, sms, block_m, block_n, block_k, num_warps, num_stages=3):
+    """_matmul_descriptors through the persistent kernel: one program per SM (at most one per tile)."""
+    TensorDescriptor = _descriptor_class(module)
+    M, K = a.shape
+    N = b.shape[1]
+    descs = (
+        TensorDescriptor.from_tensor(a, [block_m, block_k]),
+        TensorDescriptor.from_tensor(b, [block_k, block_n]),
+        TensorDescriptor.from_tensor(c, [block_m, block_n]),
+    )
+    grid = (min(sms, triton_cdiv(M, block_m) * triton_cdiv(N, block_n)),)
+    module.matmul_descriptor_persistent_kernel[grid](
+        *descs, M, N, K, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, NUM_SMS=sms,
+        num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
 def triton_cdiv(a, b):
     return -(-a // b)
 
@@ -269,6 +286,35 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                     **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
                 }
             )
+
+    # Persistent through tensor descriptors (Triton's tutorial 09 with host descriptors)
+    for size in [4096] if quick else [4096, 8192]:
+        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        ref = a @ b
+
+        def check(cfg, c=c, ref=ref):
+            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+
+        descriptor_configs = configs + DESCRIPTOR_EXTRA
+        t_tilec, cfg_tilec = _best(
+            lambda cfg: _matmul_descriptors_persistent(tk, a, b, c, sms, *cfg), descriptor_configs, check
+        )
+        t_triton, cfg_triton = _best(
+            lambda cfg: _matmul_descriptors_persistent(tr, a, b, c, sms, *cfg), descriptor_configs, check
+        )
+        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+        record(
+            {
+                "kernel": "matmul",
+                "size": f"{size}x{size}x{size}",
+                "dtype": "fp16 descriptors persistent",
+                "tilec_config": list(cfg_tilec),
+                "triton_config": list(cfg_triton),
+                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
+            }
+        )
 
     # fp8 (e4m3) inputs with B given as Bt [N, K], fp16 output: cuBLAS through torch._scaled_mm
     for size in [4096] if quick else [2048, 4096, 8192]:
