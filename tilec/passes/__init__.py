@@ -16,6 +16,7 @@ from .cpu_pointer_offsets import CpuPointerOffsetsPass
 from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
+from .cpu_version_masks import CpuVersionMasksPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
 from .expand_float64_math import ExpandFloat64MathPass
@@ -40,6 +41,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         RematerializeThreadValuesPass,
         CpuExpandMapsPass,
         CpuPointerIncrementsPass,
+        CpuVersionMasksPass,
         CpuGridPass,
         CpuSafeDivisionPass,
         ConvertTileToLinalgPass,
