@@ -59,3 +59,41 @@ def test_integer_division_never_traps(cpu, dtype):
     np.testing.assert_array_equal(
         r[:8], np.array([a - v * b for (a, b), v in zip(pairs, quotients)], dtype=dtype)
     )
+
+
+@tilec.jit
+def fill_program_ids(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.program_id(0) + offs * 0)
+
+
+def test_small_launches_stay_on_the_calling_thread(cpu, monkeypatch):
+    """A launch whose programs took less than PARALLEL_MIN_SECONDS in all at the last launch runs
+    on the calling thread (handing shares to the pool costs more than they take); a large one is
+    split, the calling thread running the first share; every program runs once either way."""
+    from tilec.targets.cpu import runtime
+
+    submitted = []
+    real_pool = runtime._pool()
+
+    class CountingPool:
+        def submit(self, fn, *args):
+            submitted.append(args[-6:-4])  # the share's (begin, end)
+            return real_pool.submit(fn, *args)
+
+    monkeypatch.setattr(runtime, "_pool", lambda: CountingPool())
+    monkeypatch.setattr(runtime.os, "cpu_count", lambda: 2)
+    out = np.full(64 * 16, -1, np.int32)
+    fill_program_ids[(64,)](out, BLOCK=16)  # no timing yet: split by the number of programs
+    np.testing.assert_array_equal(out, np.repeat(np.arange(64), 16))
+    assert submitted == [(32, 64)]
+    submitted.clear()
+    out[:] = -1
+    fill_program_ids[(64,)](out, BLOCK=16)  # 64 tiny programs: microseconds in all
+    np.testing.assert_array_equal(out, np.repeat(np.arange(64), 16))
+    assert submitted == []
+    monkeypatch.setattr(runtime, "PARALLEL_MIN_SECONDS", 0.0)  # as if the programs were long
+    out[:] = -1
+    fill_program_ids[(64,)](out, BLOCK=16)
+    np.testing.assert_array_equal(out, np.repeat(np.arange(64), 16))
+    assert submitted == [(32, 64)]

@@ -7,6 +7,7 @@ import ctypes
 import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from time import perf_counter as _clock
 
 import numpy as np
 
@@ -14,6 +15,11 @@ from tilec.python import arrays
 
 _POOL: ThreadPoolExecutor | None = None
 MIN_PROGRAMS_PER_THREAD = 4
+# Splitting a launch across threads costs handing the shares to the pool and waking its threads
+# (~100 us on a 2-core host: a vector add over 65536 floats took 112 us on two threads, 40 on one).
+# A launch whose programs, by the last launch's timing, take less than this in all runs on the
+# calling thread alone.
+PARALLEL_MIN_SECONDS = 300e-6
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -149,6 +155,7 @@ class Launcher:
         self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.written = set(kernel.metadata.get("written_args", ()))
         self.cores = os.cpu_count() or 1
+        self.program_seconds: float | None = None  # one program's run time, at the last launch
 
     def __call__(self, grid, args):
         values = list(args)
@@ -171,13 +178,21 @@ class Launcher:
         status = ctypes.c_int32(0)  # the first failed device assertion's number, if any
         tail = (gx, gy, gz, ctypes.addressof(status))
         workers = min(self.cores, max(1, total // MIN_PROGRAMS_PER_THREAD))
+        if self.program_seconds is not None and self.program_seconds * total < PARALLEL_MIN_SECONDS:
+            workers = 1
         if workers == 1:
+            start = _clock()
             self.fn(*values, 0, total, *tail)
+            self.program_seconds = (_clock() - start) / total
         else:
             bounds = [total * w // workers for w in range(workers + 1)]
+            # the pool runs the other shares while this thread runs the first (ctypes releases the GIL)
             futures = [
-                _pool().submit(self.fn, *values, lo, hi, *tail) for lo, hi in zip(bounds[:-1], bounds[1:])
+                _pool().submit(self.fn, *values, lo, hi, *tail) for lo, hi in zip(bounds[1:-1], bounds[2:])
             ]
+            start = _clock()
+            self.fn(*values, 0, bounds[1], *tail)
+            self.program_seconds = (_clock() - start) / bounds[1]
             for f in futures:
                 f.result()
         if status.value:
