@@ -1,11 +1,11 @@
 """tile-cpu-version-masks: a loop-free kernel whose loads and stores are masked runs an unmasked copy
 of its body when every mask is all true (CPU).
 
-On the CPU target a masked load or store is a branch per element (the masked-off addresses may not
-be touched), which LLVM's vectorizer leaves scalar on hosts whose masked vector moves are slow. A
-program of `offs < n` blocks is full everywhere but at the end, so the kernel tests its masks once
-and takes a copy of the body with the masks dropped, which vectorizes: the vector add goes from 16
-to 29 GB/s on a 2-core AVX2 host (NumPy: 24).
+On the CPU target a masked load or store must not touch the masked-off addresses: LLVM vectorizes
+it with AVX's masked moves (vmaskmovps), which are slow on AMD's cores, the masked store above
+all. A grid of `offs < n` blocks is full everywhere but at the end, so the kernel tests its masks
+once and takes a copy of the body with the masks dropped, which LLVM vectorizes with plain moves:
+the vector add goes from 16 to 26-30 GB/s on a 2-core AMD EPYC (NumPy: 23-25).
 
     %m = arith.cmpi slt, %offs, %n;  %x = tile.load(%p, %m, %zero);  tile.store(%q, %x, %m)
       =>  %m = ...;  %all = <every element of %m is true>
