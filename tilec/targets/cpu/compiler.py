@@ -13,6 +13,7 @@ needed to run it) and splits the grid across cores.
 from __future__ import annotations
 
 import functools
+import os
 import platform
 import re
 from dataclasses import dataclass
@@ -131,6 +132,23 @@ def host_triple() -> str:
     return f"{arch}-unknown-linux-gnu"
 
 
+# glibc's vector math library: where it is, LLVM's loop vectorizer calls its 4-, 8- or 16-wide
+# exp, log, sin, cos, pow... (`_ZGVdN8v_expf`) instead of the scalar libm function per element.
+_LIBMVEC_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64")
+
+
+@functools.cache
+def host_vector_math() -> str | None:
+    """The path of glibc's libmvec on an x86-64 Linux host, else None (scalar math calls)."""
+    if host_triple() != "x86_64-unknown-linux-gnu":
+        return None
+    for folder in _LIBMVEC_DIRS:
+        path = os.path.join(folder, "libmvec.so.1")
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def llvm_ir(module: ir.Module) -> str:
     """LLVM IR of the lowered module. Host callbacks (`_mlir_ciface___tilec_print_*`) become functions
     that call through a pointer global `__tilec_hook<name>`, which the runtime sets after loading."""
@@ -185,9 +203,20 @@ def codegen(llir: str) -> bytes:
     from tilec.python.errors import CompilationError
 
     triple = host_triple()
+    vector_math = host_vector_math()
+    vectorized_calls = ["-vector-library=LIBMVEC"] if vector_math else []
     try:
         optimized, err = run_tool(
-            [llvm_tool("opt"), "-O3", f"-mtriple={triple}", "-mcpu=native", "{src}", "-o", "{out}"],
+            [
+                llvm_tool("opt"),
+                "-O3",
+                f"-mtriple={triple}",
+                "-mcpu=native",
+                *vectorized_calls,
+                "{src}",
+                "-o",
+                "{out}",
+            ],
             llir.encode(),
             "k.ll",
             "k.bc",
@@ -212,7 +241,9 @@ def codegen(llir: str) -> bytes:
         )
         if obj is None:
             raise ToolError(f"llc failed: {err}")
-        library, err = run_tool([*host_linker(), "{src}", "-o", "{out}"], obj, "k.o", "k.so")
+        # libmvec as a needed library: the Python process has libm loaded, not libmvec
+        needed = [vector_math] if vector_math else []
+        library, err = run_tool([*host_linker(), "{src}", *needed, "-o", "{out}"], obj, "k.o", "k.so")
         if library is None:
             raise ToolError(f"linking failed: {err}")
     except ToolError as e:
