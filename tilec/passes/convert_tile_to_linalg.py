@@ -593,6 +593,13 @@ def _insert_slice(value: ir.Value, dest: ir.Value, axis: int, k: ir.Value) -> ir
     return tensor.InsertSliceOp(value, dest, [k], [], [], offsets, sizes, strides).result
 
 
+# A reduction's order is unspecified (GPUs combine in a tree): its float additions and
+# multiplications may be reassociated, which lets LLVM vectorize a row's sum (several partial sums
+# in vector lanes) instead of chaining every addition on the last (layernorm over 1024 columns on a
+# 2-core AMD EPYC, the tree before and after alternated twice: 3.2-3.6 -> 6.0-7.2 GB/s).
+_REASSOCIABLE = ("arith.addf", "arith.mulf")
+
+
 def _reduce(op, sizes):
     srcs = list(op.operands)
     axis = ir.IntegerAttr(op.attributes["axis"]).value
@@ -600,6 +607,9 @@ def _reduce(op, sizes):
     out_shape = shape[:axis] + shape[axis + 1 :]
     elems = _combined_elements(srcs)
     block = op.regions[0].blocks[0]
+    for inner in block.operations:
+        if inner.operation.name in _REASSOCIABLE:
+            inner.operation.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     scalar = not out_shape
     # A 1-D reduction carries scalars; others carry tensors updated in place by the combiner.
     accs = [_operand_at(s, axis, _index(0), scalar) for s in srcs]

@@ -52,6 +52,22 @@ func.func @reduce(%x: tensor<16xf32>) -> f32 {
 
 // -----
 
+// A sum's additions may be reassociated (a reduction's order is unspecified), so that LLVM can
+// keep partial sums in vector lanes; a scan's may not.
+// CHECK-LABEL: func.func @sum
+// CHECK: scf.for
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+func.func @sum(%x: tensor<16xf32>) -> f32 {
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    gpu.yield %c : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16xf32>) -> f32
+  return %0 : f32
+}
+
+// -----
+
 // Atomics become calls to helpers that tile-cpu-atomics defines after bufferization.
 // CHECK: func.func private @__tilec_atomic_add_acq_rel_i32(i64, i32) -> i32 attributes {tile.atomic = {kind = "add", sem = "acq_rel"}}
 // CHECK-LABEL: func.func @atomic
