@@ -16,7 +16,7 @@ from tilec.python import arrays
 _POOL: ThreadPoolExecutor | None = None
 MIN_PROGRAMS_PER_THREAD = 4
 # Splitting a launch across threads costs handing the shares to the pool and waking its threads
-# (~100 us on a 2-core host: a vector add over 65536 floats took 112 us on two threads, 40 on one).
+# (~100 us on a 2-core host: a vector add over 65536 floats took 112 us on two threads, 30 on one).
 # A launch whose programs, by the last launch's timing, take less than this in all runs on the
 # calling thread alone.
 PARALLEL_MIN_SECONDS = 300e-6
