@@ -23,6 +23,27 @@ def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
     return found
 
 
+def ops_in_order(root: ir.Operation) -> list[ir.Operation]:
+    """Every op nested in `root` (root included), parents before their bodies, collected before any
+    is changed."""
+    found = []
+
+    def visit(op):
+        found.append(op.operation if hasattr(op, "operation") else op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op whose result `value` is; None for a block argument."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
 class PassError(Exception):
     """A pass could not do its job; `op` (when given) locates the problem in the IR."""
 

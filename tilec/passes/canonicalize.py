@@ -13,7 +13,8 @@ from mlir import ir
 
 from tilec.dialects import tile
 
-from .base import TilePass
+from .base import TilePass, defining_op, ops_in_order
+from .lowering_common import without_mask
 
 
 @dataclass(frozen=True)
@@ -33,31 +34,13 @@ class CanonicalizePass(TilePass):
     def run(self, module: ir.Module) -> None:
         for _ in range(self.max_iterations):
             changed = False
-            for op in _ops_in_order(module.operation):
+            for op in ops_in_order(module.operation):
                 rewrite = _REWRITES.get(op.name)
                 if rewrite is not None and rewrite(op):
                     changed = True
             changed |= _cse_and_dce(module.operation)
             if not changed:
                 return
-
-
-def _ops_in_order(root: ir.Operation) -> list[ir.Operation]:
-    ops: list[ir.Operation] = []
-
-    def visit(op):
-        ops.append(op.operation if hasattr(op, "operation") else op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return ops
-
-
-def _defining_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def _is_int_constant(value: ir.Value, expected: int) -> bool:
@@ -78,7 +61,7 @@ def _replace(op: ir.Operation, new_value: ir.Value) -> bool:
 
 
 def _splat_source(value: ir.Value) -> ir.Value | None:
-    op = _defining_op(value)
+    op = defining_op(value)
     return op.operands[0] if op is not None and op.name == "tile.splat" else None
 
 
@@ -118,23 +101,11 @@ def _fold_addptr_zero(op: ir.Operation) -> bool:
 
 def _drop_true_mask(op: ir.Operation) -> bool:
     """Removes a mask that is constant true (and `other` with it: it can never be used)."""
-    spec = tile.SPECS[op.name[5:]]
-    seg = tile._segments(op, spec)
-    mask = (seg.get("mask") or [None])[0]
+    mask = (tile._segments(op, tile.SPECS[op.name[5:]]).get("mask") or [None])[0]
     if mask is None or not _is_int_constant(mask, 1):
         return False
-    kept = [v for name, values in seg.items() if name not in ("mask", "other") for v in values]
-    sizes = [len(v) if name not in ("mask", "other") else 0 for name, v in seg.items()]
-    attrs = {name: op.attributes[name] for name in op.attributes}
-    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
-    new = ir.Operation.create(
-        op.name,
-        results=[r.type for r in op.results],
-        operands=kept,
-        attributes=attrs,
-        loc=op.location,
-        ip=ir.InsertionPoint(op),
-    )
+    with ir.InsertionPoint(op), op.location:
+        new = without_mask(op)
     for old, repl in zip(op.results, new.results):
         old.replace_all_uses_with(repl)
     op.erase()
@@ -152,7 +123,7 @@ def _fold_add_into_dot(op: ir.Operation) -> bool:
     the accumulator registers) instead of a zero accumulator and a separate add. As Triton does, this
     reassociates float additions."""
     for dot_side, other_side in ((0, 1), (1, 0)):
-        dot = _defining_op(op.operands[dot_side])
+        dot = defining_op(op.operands[dot_side])
         if dot is None or dot.name != "tile.dot" or len(list(dot.results[0].uses)) != 1:
             continue
         zero = tile.splat_constant(dot.operands[2])

@@ -27,9 +27,9 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import tile
 
-from .base import TilePass, ops_named
+from .base import TilePass, defining_op, ops_named
 from .hoist_loads import is_pure
-from .lowering_common import segments
+from .lowering_common import segments, without_mask
 
 _LOOPS = ("scf.for", "scf.while")
 _COMBINERS = ("tile.reduce", "tile.scan")  # regions that only combine their own arguments
@@ -50,9 +50,9 @@ class CpuVersionMasksPass(TilePass):
 def _version(fn: ir.Operation) -> None:
     block = fn.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
-    if any(op.name in _LOOPS or op.regions and op.name not in _COMBINERS for op in ops[:-1]):
+    if any(ops_named(fn, name) for name in _LOOPS):
         return
-    if any(ops_named(op, name) for op in ops if op.name in _COMBINERS for name in _LOOPS):
+    if any(op.regions and op.name not in _COMBINERS for op in ops):
         return
     positions = {op: i for i, op in enumerate(ops)}
     masked, slice_ops = [], set()
@@ -91,10 +91,9 @@ def _version(fn: ir.Operation) -> None:
 
 def _pure_slice(value: ir.Value, positions: dict, seen: set) -> set | None:
     """The top-level ops computing `value`, when all are pure and read no memory; else None."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
+    op = defining_op(value)
+    if op is None:
         return seen  # a kernel argument
-    op = owner.operation if hasattr(owner, "operation") else owner
     if op in seen:
         return seen
     if op not in positions or op.regions or not is_pure(op):
@@ -123,27 +122,12 @@ def _all_true(mask: ir.Value) -> ir.Value:
 
 
 def _clone_unmasked(op: ir.Operation, mapping: dict, drop_mask: bool) -> None:
-    operands = [mapping.get(v, v) for v in op.operands]
     if drop_mask:
-        seg = {name: [mapping.get(v, v) for v in values] for name, values in segments(op).items()}
-        attrs = {n: op.attributes[n] for n in op.attributes if n != "operandSegmentSizes"}
-        if op.name == "tile.load":
-            operands = [seg["ptr"][0]]
-            attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 0, 0, 0])
-        else:
-            operands = [seg["ptr"][0], seg["value"][0]]
-            attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 0])
-        new = ir.Operation.create(
-            op.name,
-            results=[r.type for r in op.results],
-            operands=operands,
-            attributes=attrs,
-            loc=op.location,
-        )
+        new = without_mask(op, lambda v: mapping.get(v, v))  # created at the insertion point
     else:
         new = op.clone()
-        for i, v in enumerate(operands):
-            new.operands[i] = v
+        for i, v in enumerate(list(op.operands)):
+            new.operands[i] = mapping.get(v, v)
     for old, r in zip(op.results, new.results):
         mapping[old] = r
 
@@ -152,19 +136,12 @@ _BOUND_PREDICATES = {2: "slt", 3: "sle", 4: "sgt", 5: "sge"}  # arith.cmpi's num
 _EXACT = 1 << 62  # bounds computed in i64 stay exact below this magnitude
 
 
-def _op_of(value: ir.Value):
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
 def _from_bounds(mask: ir.Value) -> ir.Value | None:
     """i1 from the masks' bounds: `x < y` holds everywhere when max(x) < min(y) (x <= y, x > y,
     x >= y alike), `a & b` when both do; None for other masks. The bounds are exact 64-bit values
     of what the i32 tiles compute, and the test also asks that they lie within i32: an offset that
     wraps around makes it false (the masked body runs), never wrongly true."""
-    op = _op_of(mask)
+    op = defining_op(mask)
     if op is None:
         return None
     if op.name in ("tile.broadcast", "tile.expand_dims"):
@@ -202,7 +179,7 @@ def _bounds(value: ir.Value):
         v = ir.IntegerAttr(constant).value
         c = arith.ConstantOp(i64, v).result
         return c, c, abs(v)
-    op = _op_of(value)
+    op = defining_op(value)
     if op is None:
         return None
     found = None

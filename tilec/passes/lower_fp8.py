@@ -25,7 +25,7 @@ from mlir.dialects import arith
 from tilec.dialects import tile
 
 from . import wgmma
-from .base import PassError, TilePass
+from .base import PassError, TilePass, ops_in_order
 
 
 class Fp8Format(NamedTuple):
@@ -287,13 +287,7 @@ def _erased(t: ir.Type) -> ir.Type:
 
 def _erase_fp8_types(root) -> None:
     """Every fp8 type under `root` becomes i8; bitcasts between fp8 and i8 disappear."""
-    live = []
-
-    def collect(op):
-        live.append(op.operation if hasattr(op, "operation") else op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(collect, ir.WalkOrder.PRE_ORDER)
+    live = ops_in_order(root)
     for op in live:
         for region in op.regions:
             for block in region.blocks:

@@ -54,6 +54,20 @@ def segments(op: ir.Operation) -> dict:
     return tile._segments(op, tile.SPECS[op.name[5:]])
 
 
+def without_mask(op: ir.Operation, value=lambda v: v) -> ir.Operation:
+    """A copy of the tile load/store/atomic `op` without its mask and `other`, at the insertion
+    point; `value` maps each operand kept (identity by default)."""
+    seg = segments(op)
+    kept = [value(v) for name, values in seg.items() if name not in ("mask", "other") for v in values]
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(
+        [0 if name in ("mask", "other") else len(values) for name, values in seg.items()]
+    )
+    return ir.Operation.create(
+        op.name, results=[r.type for r in op.results], operands=kept, attributes=attrs, loc=op.location
+    )
+
+
 def zero(t: ir.Type) -> ir.Value:
     if isinstance(t, ir.FloatType):
         return arith.ConstantOp(t, 0.0).result

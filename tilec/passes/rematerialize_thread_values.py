@@ -24,7 +24,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from .base import TilePass, ops_named
+from .base import TilePass, defining_op, ops_in_order, ops_named
 
 _LOOPS = ("scf.for", "scf.while")
 # Pure ops a thread-derived value may pass through and be cloned from (a handful of ALU
@@ -44,13 +44,6 @@ def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
             return True
         op = op.parent
     return False
-
-
-def _defining_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return (
-        None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
-    )
 
 
 def _has_inner_loop(loop: ir.Operation) -> bool:
@@ -90,8 +83,9 @@ class RematerializeThreadValuesPass(TilePass):
             loops = [op for name in _LOOPS for op in ops_named(fn, name) if _has_inner_loop(op)]
             # outer loops first: an inner loop then clones from the outer loop's copies
             loops.sort(key=_depth)
+            derived = _thread_derived(fn)  # grows with the copies, which the inner loops then clone
             for loop in loops:
-                _rematerialize(loop, _thread_derived(fn))
+                _rematerialize(loop, derived)
 
 
 def _depth(op: ir.Operation) -> int:
@@ -113,17 +107,10 @@ def _rematerialize(loop: ir.Operation, derived: set) -> None:
 
 
 def _redirect(root: ir.Operation, loop: ir.Operation, derived: set, copies: dict, point) -> None:
-    users = []
-
-    def visit(op):
-        users.append(op.operation if hasattr(op, "operation") else op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for user in users:
+    for user in ops_in_order(root):
         for i, value in enumerate(list(user.operands)):
             if value in derived:
-                defining = _defining_op(value)
+                defining = defining_op(value)
                 if defining is not None and not _inside(defining, loop):
                     user.operands[i] = _copy(value, loop, derived, copies, point)
 
@@ -132,7 +119,7 @@ def _copy(value: ir.Value, loop: ir.Operation, derived: set, copies: dict, point
     found = copies.get(value)
     if found is not None:
         return found
-    op = _defining_op(value)
+    op = defining_op(value)
     with point, op.location:
         if op.name == "gpu.thread_id" or op.name == "llvm.inline_asm":
             tid = llvm.InlineAsmOp(
@@ -149,7 +136,7 @@ def _copy(value: ir.Value, loop: ir.Operation, derived: set, copies: dict, point
             return new
         operands = [
             _copy(v, loop, derived, copies, point)
-            if v in derived and _defining_op(v) is not None and not _inside(_defining_op(v), loop)
+            if v in derived and defining_op(v) is not None and not _inside(defining_op(v), loop)
             else v
             for v in op.operands
         ]
