@@ -157,6 +157,33 @@ def _matmul_descriptors_persistent(module, a, b, c, sms, block_m, block_n, block
     )  # fmt: skip
 
 
+def _squares(tk, tr, record, dname, dtype, sizes, launch, configs) -> None:
+    """A row per size: C = A @ B of random square matrices, `launch(module, a, b, c, *cfg)` at each
+    compiler's best of `configs`, against torch.matmul (cuBLAS)."""
+    for size in sizes:
+        a = torch.randn(size, size, device="cuda", dtype=dtype)
+        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        c = torch.empty(size, size, device="cuda", dtype=dtype)
+        ref = a @ b
+
+        def check(cfg, c=c, ref=ref):
+            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+
+        t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, a, b, c, *cfg), configs, check)
+        t_triton, cfg_triton = _best(lambda cfg: launch(tr, a, b, c, *cfg), configs, check)
+        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+        record(
+            {
+                "kernel": "matmul",
+                "size": f"{size}x{size}x{size}",
+                "dtype": dname,
+                "tilec_config": list(cfg_tilec),
+                "triton_config": list(cfg_triton),
+                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
+            }
+        )
+
+
 def triton_cdiv(a, b):
     return -(-a // b)
 
@@ -231,90 +258,26 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                 }
             )
 
-    # Persistent kernels (Triton's tutorial 09): one program per SM walking the tiles
+    # Persistent kernels (Triton's tutorial 09): one program per SM walking the tiles; the same
+    # products through tensor descriptors (Triton's TensorDescriptor for Triton: on the H200 both
+    # compilers copy the tiles with TMA), and both at once
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for size in [4096] if quick else [4096, 8192]:
-        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-        ref = a @ b
+    sizes = [4096] if quick else [4096, 8192]
+    descriptor_configs = configs + DESCRIPTOR_EXTRA
 
-        def check(cfg, c=c, ref=ref):
-            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+    def persistent(module, a, b, c, *cfg):
+        _matmul_persistent(module, a, b, c, sms, *cfg)
 
-        t_tilec, cfg_tilec = _best(lambda cfg: _matmul_persistent(tk, a, b, c, sms, *cfg), configs, check)
-        t_triton, cfg_triton = _best(lambda cfg: _matmul_persistent(tr, a, b, c, sms, *cfg), configs, check)
-        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
-        record(
-            {
-                "kernel": "matmul",
-                "size": f"{size}x{size}x{size}",
-                "dtype": "fp16 persistent",
-                "tilec_config": list(cfg_tilec),
-                "triton_config": list(cfg_triton),
-                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
-            }
-        )
+    def descriptors_persistent(module, a, b, c, *cfg):
+        _matmul_descriptors_persistent(module, a, b, c, sms, *cfg)
 
-    # The same products through tensor descriptors (Triton's TensorDescriptor for Triton): on the
-    # H200 both compilers copy the tiles with TMA
+    _squares(tk, tr, record, "fp16 persistent", torch.float16, sizes, persistent, configs)
     for dtype, dname in ((torch.float16, "fp16 descriptors"), (torch.bfloat16, "bf16 descriptors")):
-        for size in [4096] if quick else [4096, 8192]:
-            a = torch.randn(size, size, device="cuda", dtype=dtype)
-            b = torch.randn(size, size, device="cuda", dtype=dtype)
-            c = torch.empty(size, size, device="cuda", dtype=dtype)
-            ref = a @ b
-
-            def check(cfg, c=c, ref=ref):
-                torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
-
-            descriptor_configs = configs + DESCRIPTOR_EXTRA
-            t_tilec, cfg_tilec = _best(
-                lambda cfg: _matmul_descriptors(tk, a, b, c, *cfg), descriptor_configs, check
-            )
-            t_triton, cfg_triton = _best(
-                lambda cfg: _matmul_descriptors(tr, a, b, c, *cfg), descriptor_configs, check
-            )
-            times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
-            record(
-                {
-                    "kernel": "matmul",
-                    "size": f"{size}x{size}x{size}",
-                    "dtype": dname,
-                    "tilec_config": list(cfg_tilec),
-                    "triton_config": list(cfg_triton),
-                    **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
-                }
-            )
-
-    # Persistent through tensor descriptors (Triton's tutorial 09 with host descriptors)
-    for size in [4096] if quick else [4096, 8192]:
-        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-        ref = a @ b
-
-        def check(cfg, c=c, ref=ref):
-            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
-
-        descriptor_configs = configs + DESCRIPTOR_EXTRA
-        t_tilec, cfg_tilec = _best(
-            lambda cfg: _matmul_descriptors_persistent(tk, a, b, c, sms, *cfg), descriptor_configs, check
-        )
-        t_triton, cfg_triton = _best(
-            lambda cfg: _matmul_descriptors_persistent(tr, a, b, c, sms, *cfg), descriptor_configs, check
-        )
-        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
-        record(
-            {
-                "kernel": "matmul",
-                "size": f"{size}x{size}x{size}",
-                "dtype": "fp16 descriptors persistent",
-                "tilec_config": list(cfg_tilec),
-                "triton_config": list(cfg_triton),
-                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
-            }
-        )
+        _squares(tk, tr, record, dname, dtype, sizes, _matmul_descriptors, descriptor_configs)
+    _squares(
+        tk, tr, record, "fp16 descriptors persistent", torch.float16, sizes, descriptors_persistent,
+        descriptor_configs,
+    )  # fmt: skip
 
     # fp8 (e4m3) inputs with B given as Bt [N, K], fp16 output: cuBLAS through torch._scaled_mm
     for size in [4096] if quick else [2048, 4096, 8192]:
