@@ -494,6 +494,23 @@ def matmul_kernel(
     tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
+@tilec.jit
+def boundary_masks_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Masks that change at n's own element (<=, ==, >, !=): with n divisible by 16 they are not
+    constant over aligned groups, unlike `offs < n`, so no access may be vectorized under one bit."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    size = tl.num_programs(0) * BLOCK
+    le = offs <= n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=le, other=-1.0), mask=le)
+    tl.store(out_ptr + size + offs, tl.load(x_ptr + offs, mask=offs == n, other=-1.0), mask=offs == n)
+    gt = offs > n
+    tl.store(out_ptr + 2 * size + offs, tl.load(x_ptr + offs, mask=gt, other=-1.0), mask=gt)
+    tl.store(out_ptr + 3 * size + offs, tl.load(x_ptr + offs, mask=n != offs, other=-1.0), mask=n != offs)
+    # and those that are constant over the groups, mirrored: n > offs, n <= offs
+    tl.store(out_ptr + 4 * size + offs, tl.load(x_ptr + offs, mask=n > offs, other=-1.0), mask=n > offs)
+    tl.store(out_ptr + 5 * size + offs, tl.load(x_ptr + offs, mask=n <= offs, other=-1.0), mask=n <= offs)
+
+
 # ----------------------------------------------------------------------------------------------
 # Cases
 # ----------------------------------------------------------------------------------------------
@@ -528,6 +545,22 @@ def _(launch, rng):
     out = np.zeros(n, np.float32)
     launch(add_kernel, (_cdiv(n, 256),), x, y, out, n, BLOCK=256)
     return [(out, x + y, 0, 0)]
+
+
+@case("boundary_masks")
+def _(launch, rng):
+    block, grid = 1024, 2  # several elements per GPU thread: accesses could be vectorized
+    size = block * grid
+    x = rng.random(size, dtype=np.float32) + 1
+    results = []
+    for n in (1280, 200):  # divisible by 16 (specialized so on GPUs) and not
+        out = np.zeros(6 * size, np.float32)
+        launch(boundary_masks_kernel, (grid,), x, out, n, BLOCK=block)
+        offs = np.arange(size)
+        masks = [offs <= n, offs == n, offs > n, offs != n, n > offs, n <= offs]
+        expected = np.concatenate([np.where(m, x, 0) for m in masks]).astype(np.float32)
+        results.append((out, expected, 0, 0))
+    return results
 
 
 @case("vector_add_int64")

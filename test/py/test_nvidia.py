@@ -58,6 +58,21 @@ def test_vector_add_ptx_is_vectorized(monkeypatch):
     assert k.asm["ptx"].count("st.global.v4.b32") == 2
 
 
+def test_masks_changing_inside_aligned_groups_are_not_vectorized(monkeypatch):
+    """`offs <= n`, `offs == n`, `offs > n`, `n != offs` with n divisible by 16 change right after
+    n's own element: each element keeps its own mask bit (4 x 8 scalar loads and stores), while
+    `n > offs` and `n <= offs` are constant over aligned groups and load and store 16 bytes at a time."""
+    from suite import boundary_masks_kernel
+
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    k = tilec.compile(
+        boundary_masks_kernel, signature="*fp32,*fp32,i32:16", constexprs={"BLOCK": 1024}, target="sm_90a"
+    )
+    ptx = k.asm["ptx"]
+    assert ptx.count("ld.global.v4.b32") == 4 and ptx.count("st.global.v4.b32") == 4
+    assert ptx.count("ld.global.b32") == 32 and ptx.count("st.global.b32") == 32
+
+
 def test_softmax_ptx_uses_shuffles_and_ex2(monkeypatch):
     from suite import softmax_kernel
 

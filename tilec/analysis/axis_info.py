@@ -195,14 +195,19 @@ class AxisAnalysis:
             return self.get(op.operands[0])
         if name == "arith.cmpi":
             a, b = self.get(op.operands[0]), self.get(op.operands[1])
+            predicate = ir.IntegerAttr(op.attributes["predicate"]).value
             const = []
             for i in range(rank):
                 c = math.gcd(a.constancy[i], b.constancy[i])
-                # contiguous values compared with a constant: constant over aligned groups
-                if a.contiguity[i] > 1 and b.constancy[i] >= a.contiguity[i]:
-                    c = max(c, min(math.gcd(a.divisibility[i], b.divisibility[i]), a.contiguity[i]))
-                if b.contiguity[i] > 1 and a.constancy[i] >= b.contiguity[i]:
-                    c = max(c, min(math.gcd(a.divisibility[i], b.divisibility[i]), b.contiguity[i]))
+                # Contiguous values x compared with a value k constant over their run, both
+                # multiples of g: over each aligned group [g*j, g*j + g) of x, `x < k` and `x >= k`
+                # are constant (k is a group's first value or outside it), `x <= k`, `x > k`,
+                # `x == k` and `x != k` are not (they change after k's own element).
+                g = math.gcd(a.divisibility[i], b.divisibility[i])
+                if predicate in _BELOW_OR_NOT and a.contiguity[i] > 1 and b.constancy[i] >= a.contiguity[i]:
+                    c = max(c, min(g, a.contiguity[i]))
+                if predicate in _ABOVE_OR_NOT and b.contiguity[i] > 1 and a.constancy[i] >= b.contiguity[i]:
+                    c = max(c, min(g, b.contiguity[i]))
                 const.append(c)
             return AxisInfo((1,) * rank, (1,) * rank, tuple(const))
         if name in ("arith.andi", "arith.ori", "arith.xori", "arith.select"):
@@ -213,6 +218,13 @@ class AxisAnalysis:
                 tuple(math.gcd(*[i.constancy[k] for i in infos]) for k in range(rank)),
             )
         return AxisInfo.unknown(rank)
+
+
+# arith.cmpi predicates that compare a contiguous left operand as `x < k` or `x >= k` (slt, ult,
+# sge, uge), and those that compare a contiguous right operand so: `k > x`, `k <= x` (sgt, ugt,
+# sle, ule)
+_BELOW_OR_NOT = {2, 6, 5, 9}
+_ABOVE_OR_NOT = {4, 8, 3, 7}
 
 
 def _constant_int(value: ir.Value) -> int | None:

@@ -71,3 +71,43 @@ func.func @unit_stride() attributes {tile.kernel} {
   %m = arith.muli %r, %s : tensor<64xi32>
   return
 }
+
+// Comparisons of a contiguous run with a bound divisible by 16: `x < n` and `x >= n` (and `n > x`,
+// `n <= x`) are constant over aligned groups of 16; `x <= n`, `x > n`, `x == n` and `x != n` change
+// right after n's own element, so each element keeps its own mask bit (vectorizing those masks
+// read and wrote past n).
+// CHECK-LABEL: func.func @predicates
+// CHECK: arith.cmpi slt, {{.*}} {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi sge, {{.*}} {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi ult, {{.*}} {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi uge, {{.*}} {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi sle, {{.*}} {tile.axis_constancy = array<i32: 1>
+// CHECK: arith.cmpi sgt, {{.*}} {tile.axis_constancy = array<i32: 1>
+// CHECK: arith.cmpi eq, {{.*}} {tile.axis_constancy = array<i32: 1>
+// CHECK: arith.cmpi ne, {{.*}} {tile.axis_constancy = array<i32: 1>
+// CHECK: arith.cmpi sgt, [[N:%[0-9]+]], [[X:%[0-9]+]] {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi sle, [[N]], [[X]] {tile.axis_constancy = array<i32: 16>
+// CHECK: arith.cmpi slt, [[N]], [[X]] {tile.axis_constancy = array<i32: 1>
+// CHECK: arith.cmpi sge, [[N]], [[X]] {tile.axis_constancy = array<i32: 1>
+func.func @predicates(%n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+  %c = arith.constant 128 : i32
+  %base = arith.muli %pid, %c : i32
+  %r = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32>
+  %b = "tile.splat"(%base) : (i32) -> tensor<128xi32>
+  %x = arith.addi %b, %r : tensor<128xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<128xi32>
+  %lt = arith.cmpi slt, %x, %ns : tensor<128xi32>
+  %ge = arith.cmpi sge, %x, %ns : tensor<128xi32>
+  %ult = arith.cmpi ult, %x, %ns : tensor<128xi32>
+  %uge = arith.cmpi uge, %x, %ns : tensor<128xi32>
+  %le = arith.cmpi sle, %x, %ns : tensor<128xi32>
+  %gt = arith.cmpi sgt, %x, %ns : tensor<128xi32>
+  %eq = arith.cmpi eq, %x, %ns : tensor<128xi32>
+  %ne = arith.cmpi ne, %x, %ns : tensor<128xi32>
+  %rgt = arith.cmpi sgt, %ns, %x : tensor<128xi32>
+  %rle = arith.cmpi sle, %ns, %x : tensor<128xi32>
+  %rlt = arith.cmpi slt, %ns, %x : tensor<128xi32>
+  %rge = arith.cmpi sge, %ns, %x : tensor<128xi32>
+  return
+}
