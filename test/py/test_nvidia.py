@@ -73,6 +73,24 @@ def test_masks_changing_inside_aligned_groups_are_not_vectorized(monkeypatch):
     assert ptx.count("ld.global.b32") == 32 and ptx.count("st.global.b32") == 32
 
 
+@tilec.jit
+def _where_below(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.where(offs < n, x, 0.0))
+
+
+def test_values_constant_over_aligned_groups_are_computed_once_per_group(monkeypatch):
+    """`offs < n` with n divisible by 16 is constant over groups of 16: a thread holding 2 runs of
+    4 elements compares twice, not 8 times (with n not known divisible: 8 times)."""
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    for n, compares in (("i32:16", 2), ("i32", 8)):
+        k = tilec.compile(
+            _where_below, signature=f"*fp32,*fp32,{n}", constexprs={"BLOCK": 1024}, target="sm_90a"
+        )
+        assert k.asm["ptx"].count("setp.lt.s32") == compares
+
+
 def test_softmax_ptx_uses_shuffles_and_ex2(monkeypatch):
     from suite import softmax_kernel
 

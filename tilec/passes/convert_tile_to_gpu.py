@@ -28,7 +28,7 @@ from tilec.dialects import tile
 
 from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma
 from .base import PassError, TilePass
-from .layouts import Blocked, Interleaved, Slice, default_blocked
+from .layouts import Blocked, Interleaved, Slice, constant_classes, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
 from .lowering_common import ordering as lc_ordering
 
@@ -739,9 +739,16 @@ class _KernelLowering:
         result_t = [_scalar_type(op.results[0].type)]
         if name == "arith.truncf" and _narrows_in_pairs(op.operands[0], result_t[0]) and n % 2 == 0:
             return _truncate_in_pairs(operand_regs[0], result_t[0])
+        # A value the axis analysis proves constant over aligned groups (`offs < n` with n divisible
+        # by 16) is computed once per group a thread holds: attention's column mask takes 4
+        # comparisons per thread instead of 16.
+        shared = constant_classes(layout, self.axis.get(op.results[0]).constancy)
         out = []
         try:
             for i in range(n):
+                if shared is not None and shared[i] != i:
+                    out.append(out[shared[i]])
+                    continue
                 out.append(self._scalar_math(name, result_t, [r[i] for r in operand_regs], attrs)[0])
         except PassError as e:
             raise PassError(e.message, e.op or op) from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,48 @@ class Slice:
 
     def __str__(self):
         return f"#slice<dim={self.dim}, parent={self.parent}>"
+
+
+def thread_bases(layout: Blocked, d: int) -> list[int]:
+    """Every thread's first element along d (the static twin of the lowering's `bases_of`)."""
+    spt, tpw = layout.size_per_thread[d], layout.threads_per_warp[d]
+    out = []
+    for warp in range(layout.warps_per_cta[d]):
+        for lane in range(tpw):
+            if isinstance(layout, Interleaved) and layout.group > 1 and d == layout.order[0]:
+                g = layout.group
+                out.append((lane % g) * (layout.tile(d) // g) + (lane // g) * spt + warp * tpw * (spt // g))
+            else:
+                out.append((warp * tpw * layout.repeats(d) + lane) * spt)
+    return out
+
+
+@cache
+def constant_classes(layout, constancy: tuple[int, ...]) -> tuple[int, ...] | None:
+    """For a tensor constant over aligned groups of `constancy[d]` elements along each dimension d
+    (the axis analysis' constancy): per register of `layout`, the first register that holds an
+    element of the same group in every thread, so holds the same value. None when no two share."""
+    parent = layout.parent if isinstance(layout, Slice) else layout
+    dims = (
+        [layout.parent_dim(d) for d in range(layout.rank)]
+        if isinstance(layout, Slice)
+        else list(range(layout.rank))
+    )
+    if all(c <= 1 for c in constancy):
+        return None
+    group_of = []  # per tensor dimension: static offset -> the groups of its element in every thread
+    for k, d in zip(constancy, dims):
+        bases, size, wraps = thread_bases(parent, d), parent.shape[d], parent.wraps(d)
+        groups = {}
+        for static in {r[d] for r in parent.registers}:
+            coords = ((b + static) & (size - 1) if wraps else b + static for b in bases)
+            groups[static] = tuple(c // max(k, 1) for c in coords)
+        group_of.append(groups)
+    first, out = {}, []
+    for i, static in enumerate(parent.registers):
+        key = tuple(g[static[d]] for g, d in zip(group_of, dims))
+        out.append(first.setdefault(key, i))
+    return tuple(out) if any(j != i for i, j in enumerate(out)) else None
 
 
 def default_blocked(shape, num_warps: int, warp_size: int, vector: int, order=None) -> Blocked:
