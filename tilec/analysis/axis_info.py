@@ -180,11 +180,13 @@ class AxisAnalysis:
             )
         if name in ("arith.remsi", "arith.remui"):
             # (x % m) with m constant along a dimension and divisible by d: x's runs stay contiguous
-            # for the first gcd(run, d) elements, as do its alignment and constancy.
+            # over aligned blocks of gcd(run, d, x's divisibility) elements (x % m wraps only at
+            # multiples of m; a run that starts off such a multiple, as 1 + arange(16) % 16, wraps
+            # inside it), as do its alignment and constancy.
             a, b = self.get(op.operands[0]), self.get(op.operands[1])
             contiguity = tuple(
-                math.gcd(ca, db) if kb >= ca else 1
-                for ca, db, kb in zip(a.contiguity, b.divisibility, b.constancy)
+                math.gcd(ca, db, da) if kb >= ca else 1
+                for ca, da, db, kb in zip(a.contiguity, a.divisibility, b.divisibility, b.constancy)
             )
             return AxisInfo(
                 contiguity,

@@ -61,6 +61,17 @@ func.func @wrapped(%n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kern
   return
 }
 
+// A run that starts off a multiple of n wraps inside its blocks: (1 + arange(16)) % n is
+// [1, ..., 15, 0], not contiguous.
+// CHECK-LABEL: func.func @wrapped_off_alignment
+// CHECK: arith.remsi {{.*}} {tile.axis_constancy = array<i32: 1>, tile.axis_contiguity = array<i32: 1>, tile.axis_divisibility = array<i32: 1>}
+func.func @wrapped_off_alignment(%n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 17 : i32, start = 1 : i32} : () -> tensor<16xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<16xi32>
+  %w = arith.remsi %r, %ns : tensor<16xi32>
+  return
+}
+
 // Multiplying by a constant 1 (a stride the launcher specialized to 1) keeps contiguity.
 // CHECK-LABEL: func.func @unit_stride
 // CHECK: arith.muli {{.*}} {tile.axis_constancy = array<i32: 1>, tile.axis_contiguity = array<i32: 64>
