@@ -471,23 +471,71 @@ def attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl
     tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
 
 
+@tilec.jit
+def attention_k_descriptor(q_desc, k_desc, v_ptr, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
+                           BN: tl.constexpr):  # fmt: skip
+    """attention_descriptors with V read through pointers."""
+    start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
+    q = q_desc.load([row0 + start_m, 0])
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start in range(0, seq_len, BN):
+        k = k_desc.load([row0 + start, 0])
+        s = tl.where(
+            (start + tl.arange(0, BN))[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf")
+        )
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        rows = row0 + start + tl.arange(0, BN)
+        v = tl.load(v_ptr + rows[:, None] * D + tl.arange(0, D)[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    offs_m = start_m + tl.arange(0, BM)
+    out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
+    tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
 def _attention_inputs(heads, seq, d, bm, bn):
     q, k, v = (np.zeros((heads * seq, d), np.float16) for _ in range(3))
     return D(q, [bm, d]), D(k, [bn, d]), D(v, [bn, d])
 
 
-def test_attention_k_and_v_stream_by_cp_async(tmp_path):
+@pytest.mark.parametrize("bn", [64, 128])
+def test_attention_k_and_v_stream_by_tma_with_one_wait(bn, tmp_path):
     """Attention's dots wait for their MMAs in the same iteration (rings of depth + 1 buffers, B
-    alone): those rings are filled by cp.async even from descriptors (tensor copies into them gave
-    wrong results on the H200), 16 bytes a copy, and the kernel takes no tensor maps."""
+    alone). Read through descriptors, K and V go by tensor copies, and both rings are waited for at
+    the top of the body (cp_async._same_iteration_tma): one barrier per iteration, the two tiles
+    `depth` iterations ahead issued after it; no cp.async."""
     kernel = attention_descriptors.warmup(
-        *_attention_inputs(2, 256, 64, 128, 64), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128,
-        BN=64, target="sm_90a", num_warps=4, num_stages=3,
+        *_attention_inputs(2, 256, 64, 128, bn), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128,
+        BN=bn, target="sm_90a", num_warps=4, num_stages=3,
+    )  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    assert [m["descriptor"] for m in kernel.metadata["tensor_maps"]] == ["k_desc", "v_desc"]
+    assert "cp.async.cg" not in ptx and "wgmma.mma_async" in ptx
+    # prologue: 2 iterations x (K, V); loop: K and V
+    assert ptx.count("cp.async.bulk.tensor") == 6
+    waits = [m.start() for m in re.finditer("mbarrier.try_wait", ptx)]
+    between = ptx[waits[0] : waits[1]]  # one after the other, no MMA or barrier between them
+    assert len(waits) == 2 and "wgmma" not in between and "bar.sync" not in between
+    _ptxas(ptx, tmp_path)
+
+
+def test_attention_mixing_pointers_and_descriptors_streams_by_cp_async():
+    """K through a descriptor, V through pointers: V's ring is cp.async, so K's goes by cp.async too
+    (a tensor-copy wait of its own in the body is what went wrong on the H200) and their waits
+    merge as in the pointer kernel."""
+    kernel = attention_k_descriptor.warmup(
+        D(np.zeros((512, 64), np.float16), [128, 64]), D(np.zeros((512, 64), np.float16), [64, 64]),
+        np.zeros((512, 64), np.float16), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128, BN=64,
+        target="sm_90a", num_warps=4, num_stages=3,
     )  # fmt: skip
     ptx = kernel.asm["ptx"]
     assert "tensor_maps" not in kernel.metadata and "cp.async.bulk" not in ptx
-    assert "cp.async.cg.shared.global" in ptx and "wgmma.mma_async" in ptx
-    _ptxas(ptx, tmp_path)
+    assert "cp.async.cg.shared.global" in ptx and ptx.count("cp.async.wait_group") >= 1
 
 
 @pytest.mark.gpu

@@ -139,7 +139,8 @@ class Ring:
         if self.leader is not None:
             return  # waited for at the leader's dot
         if self.tma:
-            tma.wait(self, iteration)
+            for ring in (self, *self.followers):
+                tma.wait(ring, iteration)
             return
         _asm(f"cp.async.wait_group {self.newer_groups};")
 
@@ -207,6 +208,7 @@ def plan(lowering) -> None:
         # waits in this iteration) and those of iteration i of the rings after r: with N streams in
         # all, depth * N - (r's streams).
         # (Rings filled by tensor copies commit no groups and wait on their barriers instead.)
+        kept = _same_iteration_tma(kept)
         streams = sum(len(ring.streams) for ring in kept if not ring.tma)
         for ring in kept:
             ring.newer_groups = ring.depth * streams - len(ring.streams)
@@ -234,21 +236,56 @@ def merge_waits(rings: list, streams: int) -> None:
     addresses must be known at the first dot (their loads come before it in the body).
     On an H200 Triton's attention loop has this shape (one cp.async wait and bar.sync per iteration);
     tilec's had one per dot."""
-    if len(rings) < 2 or any(ring.tma for ring in rings):
+    if not _mergeable(rings):
         return
     leader, followers = rings[0], rings[1:]
-    order = {op.operation: i for i, op in enumerate(leader.loop.regions[0].blocks[0].operations)}
-    for ring in followers:
-        kind = wgmma.wgmma_kind(ring.dot, ring.staging.num_warps)
-        stores = 0 not in ring.streams and not wgmma.a_kept_in_registers(ring.dot, kind)
-        late = any(order[stream.ahead] > order[leader.dot] for stream in ring.streams.values())
-        if stores or late:
-            return
     # waiting for iteration i of every ring: only iterations i + 1 .. i + depth - 1 may be pending
     leader.newer_groups = (leader.depth - 1) * streams
     leader.followers = followers
     for ring in followers:
         ring.leader = leader
+
+
+def _mergeable(rings: list) -> bool:
+    """merge_waits applies: two rings or more, all filled by cp.async or all by tensor copies, the
+    later dots storing nothing into shared memory and their loads coming before the first dot."""
+    if len(rings) < 2 or len({ring.tma for ring in rings}) != 1:
+        return False
+    leader = rings[0]
+    order = {op.operation: i for i, op in enumerate(leader.loop.regions[0].blocks[0].operations)}
+    for ring in rings[1:]:
+        kind = wgmma.wgmma_kind(ring.dot, ring.staging.num_warps)
+        stores = 0 not in ring.streams and not wgmma.a_kept_in_registers(ring.dot, kind)
+        late = any(order[stream.ahead] > order[leader.dot] for stream in ring.streams.values())
+        if stores or late:
+            return False
+    return True
+
+
+def _same_iteration_tma(rings: list) -> list:
+    """The rings of dots that wait for their MMA in the same iteration (attention's K and V) go by
+    tensor copies only when every ring of the loop can and their waits merge at the first dot
+    (merge_waits); otherwise by cp.async, and a ring that cp.async cannot fill is dropped.
+    On an H200 a tensor-copy wait in the middle of the body (V's, after the softmax) gave wrong
+    results whenever the two dots' A operands had one shape (BLOCK_N = HEAD_DIM): with q = 0.125 and
+    p = 1 the scores of every iteration after the first came out 8 times too large, as if the first
+    dot read the previous iteration's p for q, though the PTX keeps their registers apart (session
+    19; never with the waits merged at the top of the body)."""
+
+    def same_iteration(ring):
+        return ring.tma and wgmma.pipelined_loop(ring.dot) is None
+
+    if not any(map(same_iteration, rings)) or (all(ring.tma for ring in rings) and _mergeable(rings)):
+        return rings
+    kept = []
+    for ring in rings:
+        if same_iteration(ring):
+            if any(stream.width == 0 for stream in ring.streams.values()):
+                continue
+            for stream in ring.streams.values():
+                stream.tma = None
+        kept.append(ring)
+    return kept
 
 
 def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
@@ -276,13 +313,11 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     )
     if a_m_major and not staging.a_m_major:
         return None  # no swizzled layout for B: the padded one has no M-major A
-    # Tensor copies fill the rings of dots that accumulate across the loop (a matmul's, whether A
-    # streams or goes from registers). The rings of dots that wait for their MMA in the same
-    # iteration (depth + 1 buffers: attention's K and V) gave wrong results by TMA on the H200 and
-    # stay with cp.async.
-    if wgmma.pipelined_loop(dot) is not None:
-        for index, stream in streams.items():
-            stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
+    # Tensor copies fill the rings whose tiles all come through descriptors (a matmul's, whether A
+    # streams or goes from registers; attention's K and V when their waits merge, see
+    # _same_iteration_tma).
+    for index, stream in streams.items():
+        stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
     if any(stream.width == 0 for stream in streams.values()) and not all(s.tma for s in streams.values()):
         return None  # a stream only tensor copies could take, and they cannot take the ring
     return Ring(dot, loop, depths.pop(), staging, streams, carried)
