@@ -225,8 +225,9 @@ def plan(lowering) -> None:
 
 
 def merge_waits(rings: list, streams: int) -> None:
-    """One wait and one barrier per iteration for all the cp.async rings of a loop (attention's K
-    and V): the first dot waits for every ring's copies of the iteration, and past its barrier it
+    """One wait and one barrier per iteration for all the rings of a loop (attention's K and V), all
+    filled by cp.async or all by tensor copies: the first dot waits for every ring's copies of the
+    iteration (with tensor copies, on every ring's mbarrier), and past its barrier it
     issues every ring's copies `depth` iterations ahead; the later dots neither wait nor pass a
     barrier of their own. That is safe when, past the first dot's barrier, every warp is done with
     the buffers the later rings' copies overwrite: buffer (i + depth) mod stages was last read by

@@ -4,15 +4,17 @@ A tile read through a tensor descriptor argument (`desc.load([i, j])`: a tile.lo
 `descriptor` and gives its `coords`) can reach a cp.async ring (cp_async.py) by a bulk tensor copy
 instead: one thread asks the copy engine for whole boxes of the tensor, which land in shared memory
 in the hardware's swizzled layout, with out-of-bounds elements zero-filled by the hardware. The
-warps then issue no address arithmetic, no masks and no copies of their own. Only the rings of dots
-that accumulate across the loop take them (cp_async._plan_dot): attention's rings, whose dots wait
-for their MMA in the same iteration, gave wrong results this way on an H200 and stay with cp.async.
+warps then issue no address arithmetic, no masks and no copies of their own. The rings of dots that
+wait for their MMA in the same iteration (attention's K and V) take them only when all the loop's
+rings do and wait together at the first dot (cp_async._same_iteration_tma: a wait of V's own in the
+middle of the body gave wrong results on an H200).
 
     ring of `stages` buffers + one mbarrier per buffer (after the buffers in the ring's region)
     before the loop      thread 0: mbarrier.init (count 1) for each buffer; fence; bar.sync
                          thread 0: the copies of the first `depth` iterations (those that exist)
     iteration i          every thread: mbarrier.try_wait.parity on buffer i mod stages, phase
-                         (i / stages) & 1 (the barrier completes a phase per fill)
+                         (i / stages) & 1 (the barrier completes a phase per fill; a leader
+                         ring's dot waits so for its followers' buffers too, cp_async.merge_waits)
                          bar.sync (as with cp.async: every warp is done with the buffer refilled next)
                          thread 0: if iteration i + depth exists, expect_tx(bytes of its tiles) and
                          its copies into buffer (i + depth) mod stages
