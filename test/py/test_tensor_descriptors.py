@@ -206,6 +206,20 @@ def test_repeated_launches_still_check_descriptors(target):
         scale_blocks[(2, 1)](bad, D(y[:, :32], [16, 32]), 1.0, BM=16, BN=32)
 
 
+def test_repeated_launches_read_each_launchs_descriptors(target):
+    """The fast path takes a descriptor's parts (base, shape, strides) from the launch's own
+    arguments, positional or not: new arrays of one geometry, launched again and again."""
+    rng = np.random.default_rng(7)
+    for launch in range(4):
+        x = rng.standard_normal((32, 32)).astype(np.float32)
+        y = np.zeros_like(x)
+        if launch % 2:
+            scale_blocks[(2, 2)](src=D(x, [16, 16]), dst=D(y, [16, 16]), factor=float(launch), BM=16, BN=16)
+        else:
+            scale_blocks[(2, 2)](D(x, [16, 16]), D(y, [16, 16]), float(launch), BM=16, BN=16)
+        np.testing.assert_array_equal(y, x * float(launch))
+
+
 @pytest.mark.parametrize(
     "make,message",
     [
