@@ -202,13 +202,13 @@ def plan(lowering) -> None:
             if ring.depth == depth and total + size <= mma.SMEM_LIMIT:
                 kept.append(ring)
                 total += size
+        kept = _same_iteration_tma(kept)
         # Each stream commits one group per iteration, the rings in body order. When ring r waits
         # for iteration i, the groups after its own are those of iterations i + 1 .. i + depth - 1
         # of every ring, those of iteration i + depth of the rings before r (issued after their own
         # waits in this iteration) and those of iteration i of the rings after r: with N streams in
         # all, depth * N - (r's streams).
         # (Rings filled by tensor copies commit no groups and wait on their barriers instead.)
-        kept = _same_iteration_tma(kept)
         streams = sum(len(ring.streams) for ring in kept if not ring.tma)
         for ring in kept:
             ring.newer_groups = ring.depth * streams - len(ring.streams)

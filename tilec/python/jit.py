@@ -413,9 +413,9 @@ def _descriptor_key(v):
 
 
 def _extractor(positions: list):
-    """A function from a launch's positional arguments to the compiled
-    kernel's arguments, descriptor parts included ("a.shape[1]": args[i].shape[1]), generated once
-    per specialization: building them part by part cost ~1.7 us per launch of three descriptors."""
+    """A function from a launch's positional arguments to the compiled kernel's arguments, parts of
+    descriptors included ("a.shape[1]": args[i].shape[1]), generated once per specialization:
+    taking them part by part cost ~1.7 us per launch of three descriptors on this host."""
     items = []
     for position in positions:
         if type(position) is int:
