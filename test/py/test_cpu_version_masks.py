@@ -1,6 +1,8 @@
-"""Loop-free kernels whose masks are all true in most programs (tile-cpu-version-masks on the CPU
-target): the unmasked copy where a block lies inside the arrays, the masked body at the ragged
-edges, masks the bounds do not cover, and offsets that wrap around i32, against NumPy."""
+"""Kernels whose masks are all true in most programs, on the CPU target: loop-free ones
+(tile-cpu-version-masks: the unmasked copy where a block lies inside the arrays, the masked body at
+the ragged edges, masks the bounds do not cover, offsets that wrap around i32) and kernels with
+loops (tile-cpu-version-looped-masks: each access versioned on its own mask), against NumPy; the
+interpreter runs the same cases."""
 
 from __future__ import annotations
 
@@ -82,3 +84,51 @@ def test_masks_reduced_at_run_time(target, n):
     every_other[(1,)](x, out, n, BLOCK=64)
     loaded = np.where((np.arange(64) % 2 == 0) | (np.arange(64) < n), x, 0)
     np.testing.assert_array_equal(out, np.where(loaded > 0, loaded, 0))
+
+
+@tilec.jit
+def looped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A K loop under `offs_k < K - k * BK` (all true but in a ragged last step) and an epilogue
+    under (rows < M) & (cols < N) (tile-cpu-version-looped-masks versions each access)."""
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(
+            a_ptr + rows[:, None] * K + (k * BK + offs_k)[None, :],
+            mask=(rows[:, None] < M) & (offs_k[None, :] < K - k * BK), other=0.0,
+        )  # fmt: skip
+        b = tl.load(b_ptr + (k * BK + offs_k)[:, None] * N + cols[None, :],
+                    mask=(offs_k[:, None] < K - k * BK) & (cols[None, :] < N), other=0.0)  # fmt: skip
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (70, 50, 100), (16, 16, 7)])
+def test_looped_masks_all_true_and_ragged(target, M, N, K):
+    rng = np.random.default_rng(K)
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    looped_matmul[(tilec.cdiv(M, 32), tilec.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@tilec.jit
+def clamp_rows(x_ptr, n_cols, BLOCK: tl.constexpr):
+    """A loop over a row's column blocks storing only where the loaded value is negative: a mask the
+    bounds do not give (reduced each step), all true in some blocks, mixed or all false in others."""
+    row = tl.program_id(0)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=1.0)
+        tl.store(x_ptr + row * n_cols + cols, tl.zeros_like(x), mask=(x < 0) & (cols < n_cols))
+
+
+def test_looped_masks_from_loaded_values(target):
+    x = np.random.default_rng(3).standard_normal((4, 100)).astype(np.float32)
+    x[0, :64] = -1.0  # a block all negative: its store runs unmasked
+    x[1, 32:64] = 2.0  # one all positive: nothing stored
+    expected = np.where(x < 0, 0.0, x).astype(np.float32)
+    clamp_rows[(4,)](x, 100, BLOCK=32)
+    np.testing.assert_array_equal(x, expected)

@@ -16,6 +16,7 @@ from .cpu_pointer_offsets import CpuPointerOffsetsPass
 from .cpu_safe_division import CpuSafeDivisionPass
 from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
+from .cpu_version_looped_masks import CpuVersionLoopedMasksPass
 from .cpu_version_masks import CpuVersionMasksPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
@@ -42,6 +43,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuExpandMapsPass,
         CpuPointerIncrementsPass,
         CpuVersionMasksPass,
+        CpuVersionLoopedMasksPass,
         CpuGridPass,
         CpuSafeDivisionPass,
         ConvertTileToLinalgPass,

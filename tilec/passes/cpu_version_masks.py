@@ -74,7 +74,7 @@ def _version(fn: ir.Operation) -> None:
     with fn.location, ir.InsertionPoint(first):
         everywhere = None
         for mask in dict.fromkeys(segments(op)["mask"][0] for op in masked):
-            true = _all_true(mask)
+            true = all_true(mask)
             everywhere = true if everywhere is None else arith.andi(everywhere, true)
         branch = scf.IfOp(everywhere, [], has_else=True)
     rest = [op for op in ops[:-1] if op not in slice_ops]
@@ -105,7 +105,7 @@ def _pure_slice(value: ir.Value, positions: dict, seen: set) -> set | None:
     return seen
 
 
-def _all_true(mask: ir.Value) -> ir.Value:
+def all_true(mask: ir.Value) -> ir.Value:
     """i1: every element of the boolean tile `mask` is true (a scalar mask is itself): from the
     bounds of what it compares where it can (`offs < n`: the last offset below n), else reduced."""
     shape = tile.shape_of(mask.type)

@@ -1,0 +1,65 @@
+"""tile-cpu-version-looped-masks: in a kernel with loops, each masked load and store tests its own
+mask and takes an unmasked copy of itself when the mask is all true (CPU).
+
+tile-cpu-version-masks copies a loop-free kernel's whole body; a kernel with loops (a matmul's K
+loop, a softmax over column blocks) would double its code that way. Here each masked access is
+versioned on its own, where it is: a K loop's `offs_k < K - k * BLOCK_K` is all true in every
+iteration but the last, and the epilogue's `(rows < M) & (cols < N)` everywhere but at the edges,
+so LLVM's plain vector moves replace AVX's masked ones (vmaskmovps, slow on AMD's cores, stores
+above all) nearly always. The test comes from the mask's bounds where it can (a scalar compare for
+`offs_k < K - k * BLOCK_K`), else from a reduction of the mask (cpu_version_masks._all_true).
+
+    %x = tile.load(%p, %m, %other)
+      =>  %all = <every element of %m is true>
+          %x = scf.if %all { tile.load(%p) } else { tile.load(%p, %m, %other) }
+    tile.store(%q, %v, %m)
+      =>  scf.if %all { tile.store(%q, %v) } else { tile.store(%q, %v, %m) }
+
+Volatile accesses, descriptor blocks (their bounds are the descriptor's) and atomics are left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import scf
+
+from .base import TilePass, ops_named
+from .cpu_version_masks import all_true
+from .lowering_common import segments, without_mask
+
+_LOOPS = ("scf.for", "scf.while")
+
+
+@dataclass(frozen=True)
+class CpuVersionLoopedMasksPass(TilePass):
+    """In kernels with loops, run each masked load/store unmasked when its mask is all true."""
+
+    name: ClassVar[str] = "tile-cpu-version-looped-masks"
+
+    def run(self, module: ir.Module) -> None:
+        for fn in ops_named(module.operation, "func.func"):
+            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in _LOOPS):
+                for op in [*ops_named(fn, "tile.load"), *ops_named(fn, "tile.store")]:
+                    if _versionable(op):
+                        _version(op)
+
+
+def _versionable(op: ir.Operation) -> bool:
+    seg = segments(op)
+    return bool(seg["mask"]) and "volatile" not in op.attributes and not seg.get("coords")
+
+
+def _version(op: ir.Operation) -> None:
+    with op.location, ir.InsertionPoint(op):
+        branch = scf.IfOp(all_true(segments(op)["mask"][0]), [r.type for r in op.results], has_else=True)
+    with op.location, ir.InsertionPoint(branch.then_block):
+        plain = without_mask(op)
+        scf.YieldOp(list(plain.results))
+    for old, new in zip(op.results, branch.results):
+        old.replace_all_uses_with(new)
+    branch.else_block.append(op)
+    with op.location, ir.InsertionPoint(branch.else_block):
+        scf.YieldOp(list(op.results))
