@@ -115,20 +115,24 @@ def test_looped_masks_all_true_and_ragged(target, M, N, K):
 
 
 @tilec.jit
-def clamp_rows(x_ptr, n_cols, BLOCK: tl.constexpr):
-    """A loop over a row's column blocks storing only where the loaded value is negative: a mask the
-    bounds do not give (reduced each step), all true in some blocks, mixed or all false in others."""
-    row = tl.program_id(0)
-    for start in range(0, n_cols, BLOCK):
-        cols = start + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=1.0)
-        tl.store(x_ptr + row * n_cols + cols, tl.zeros_like(x), mask=(x < 0) & (cols < n_cols))
+def row_sums_where_flagged(x_ptr, flags_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    """Column sums of a [BLOCK, n_cols] block accumulated over a loop, stored where a loaded flag is
+    positive: a mask the bounds do not give (reduced before the store), all true in some programs,
+    mixed or all false in others."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for c in range(0, n_cols):
+        acc += tl.load(x_ptr + rows * n_cols + c)
+    keep = tl.load(flags_ptr + rows) > 0
+    tl.store(out_ptr + rows, acc, mask=keep)
 
 
 def test_looped_masks_from_loaded_values(target):
-    x = np.random.default_rng(3).standard_normal((4, 100)).astype(np.float32)
-    x[0, :64] = -1.0  # a block all negative: its store runs unmasked
-    x[1, 32:64] = 2.0  # one all positive: nothing stored
-    expected = np.where(x < 0, 0.0, x).astype(np.float32)
-    clamp_rows[(4,)](x, 100, BLOCK=32)
-    np.testing.assert_array_equal(x, expected)
+    x = np.random.default_rng(3).standard_normal((96, 5)).astype(np.float32)
+    flags = np.random.default_rng(4).standard_normal(96).astype(np.float32)
+    flags[:32] = 1.0  # a block all flagged: its store runs unmasked
+    flags[32:64] = -1.0  # one with nothing to store
+    out = np.full(96, np.nan, np.float32)
+    row_sums_where_flagged[(3,)](x, flags, out, 5, BLOCK=32)
+    expected = np.where(flags > 0, x.sum(1), np.nan).astype(np.float32)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)

@@ -2,11 +2,13 @@
 mask and takes an unmasked copy of itself when the mask is all true (CPU).
 
 tile-cpu-version-masks copies a loop-free kernel's whole body; a kernel with loops (a matmul's K
-loop, a softmax over column blocks) would double its code that way. Here each masked access is
-versioned on its own, where it is: a K loop's `offs_k < K - k * BLOCK_K` is all true in every
-iteration but the last, and the epilogue's `(rows < M) & (cols < N)` everywhere but at the edges,
-so LLVM's plain vector moves replace AVX's masked ones (vmaskmovps, slow on AMD's cores, stores
-above all) nearly always. The test comes from the mask's bounds where it can (a scalar compare for
+loop) would double its code that way. Here each masked access is versioned on its own, where it
+is: a K loop's `offs_k < K - k * BLOCK_K` is all true in every iteration but the last, and the
+epilogue's `(rows < M) & (cols < N)` everywhere but at the edges, so LLVM's plain vector moves
+replace AVX's masked ones (vmaskmovps, slow on AMD's cores, stores above all) nearly always. Only
+accesses whose tiles are buffers anyway are versioned: loads that feed dots, and stores of a dot's
+or a loop's result; a load or store fused with elementwise code (a layer norm's loops over column
+blocks) would lose that fusion to the branch. The test comes from the mask's bounds where it can (a scalar compare for
 `offs_k < K - k * BLOCK_K`), else from a reduction of the mask (cpu_version_masks._all_true).
 
     %x = tile.load(%p, %m, %other)
@@ -26,7 +28,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import scf
 
-from .base import TilePass, ops_named
+from .base import TilePass, defining_op, ops_named
 from .cpu_version_masks import all_true
 from .lowering_common import segments, without_mask
 
@@ -49,7 +51,18 @@ class CpuVersionLoopedMasksPass(TilePass):
 
 def _versionable(op: ir.Operation) -> bool:
     seg = segments(op)
-    return bool(seg["mask"]) and "volatile" not in op.attributes and not seg.get("coords")
+    if not seg["mask"] or "volatile" in op.attributes or seg.get("coords"):
+        return False
+    if op.name == "tile.load":
+        # loads that feed dots only: a dot reads its operands from buffers anyway, while a load
+        # that feeds elementwise code is fused into it, and a branch around it would make its tile
+        # a buffer of its own (Triton's layer-norm loops ran 2-3 times slower that way)
+        users = [getattr(use.owner, "operation", use.owner) for use in op.results[0].uses]
+        return bool(users) and all(user.name == "tile.dot" for user in users)
+    # stores of a value elementwise code does not compute here (a loop's or a dot's result: the
+    # matmul's epilogue), for the same reason
+    producer = defining_op(seg["value"][0])
+    return producer is None or producer.name in ("tile.dot", "scf.for", "scf.while")
 
 
 def _version(op: ir.Operation) -> None:
