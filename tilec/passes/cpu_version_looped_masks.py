@@ -1,15 +1,16 @@
-"""tile-cpu-version-looped-masks: in a kernel with loops, each masked load and store tests its own
-mask and takes an unmasked copy of itself when the mask is all true (CPU).
+"""tile-cpu-version-looped-masks: in a kernel with loops, a masked load that feeds a dot and a masked
+store of a dot's or a loop's result test their own mask and take an unmasked copy of themselves
+when it is all true (CPU).
 
 tile-cpu-version-masks copies a loop-free kernel's whole body; a kernel with loops (a matmul's K
-loop) would double its code that way. Here each masked access is versioned on its own, where it
-is: a K loop's `offs_k < K - k * BLOCK_K` is all true in every iteration but the last, and the
+loop) would double its code that way. Here each such access is versioned on its own, where it is:
+a K loop's `offs_k < K - k * BLOCK_K` is all true in every iteration but the last, and the
 epilogue's `(rows < M) & (cols < N)` everywhere but at the edges, so LLVM's plain vector moves
 replace AVX's masked ones (vmaskmovps, slow on AMD's cores, stores above all) nearly always. Only
-accesses whose tiles are buffers anyway are versioned: loads that feed dots, and stores of a dot's
-or a loop's result; a load or store fused with elementwise code (a layer norm's loops over column
-blocks) would lose that fusion to the branch. The test comes from the mask's bounds where it can (a scalar compare for
-`offs_k < K - k * BLOCK_K`), else from a reduction of the mask (cpu_version_masks._all_true).
+accesses whose tiles are buffers anyway are versioned: a load or store fused with elementwise code
+(a layer norm's loops over column blocks) would lose that fusion to the branch. The test comes
+from the mask's bounds where it can (a scalar compare for `offs_k < K - k * BLOCK_K`), else from a
+reduction of the mask (cpu_version_masks.all_true).
 
     %x = tile.load(%p, %m, %other)
       =>  %all = <every element of %m is true>
@@ -37,7 +38,8 @@ _LOOPS = ("scf.for", "scf.while")
 
 @dataclass(frozen=True)
 class CpuVersionLoopedMasksPass(TilePass):
-    """In kernels with loops, run each masked load/store unmasked when its mask is all true."""
+    """In kernels with loops, run a dot's masked loads and a result's masked store unmasked when
+    their masks are all true."""
 
     name: ClassVar[str] = "tile-cpu-version-looped-masks"
 
