@@ -460,10 +460,11 @@ def test_k_major_b_and_b_alone_on_gpu():
 
 
 @tilec.jit
-def attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
-                          BN: tl.constexpr):  # fmt: skip
+def attention_descriptors(q_desc, k_desc, v, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
+                          BN: tl.constexpr, V_POINTER: tl.constexpr = False):  # fmt: skip
     """Flash attention forward with Q, K, V descriptors of [heads * seq_len, D] (rows past a head's
-    end belong to the next head: their scores are masked off)."""
+    end belong to the next head: their scores are masked off); V_POINTER: V is read through
+    pointers instead (`v` the array)."""
     start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
     q = q_desc.load([row0 + start_m, 0])
     m_i = tl.full((BM,), -float("inf"), tl.float32)
@@ -478,34 +479,12 @@ def attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl
         alpha = tl.exp(m_i - m_new)
         p = tl.exp(s - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, axis=1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start, 0]))
-        m_i = m_new
-    offs_m = start_m + tl.arange(0, BM)
-    out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
-    tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
-
-
-@tilec.jit
-def attention_k_descriptor(q_desc, k_desc, v_ptr, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
-                           BN: tl.constexpr):  # fmt: skip
-    """attention_descriptors with V read through pointers."""
-    start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
-    q = q_desc.load([row0 + start_m, 0])
-    m_i = tl.full((BM,), -float("inf"), tl.float32)
-    l_i = tl.zeros((BM,), tl.float32)
-    acc = tl.zeros((BM, D), tl.float32)
-    for start in range(0, seq_len, BN):
-        k = k_desc.load([row0 + start, 0])
-        s = tl.where(
-            (start + tl.arange(0, BN))[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf")
-        )
-        m_new = tl.maximum(m_i, tl.max(s, axis=1))
-        alpha = tl.exp(m_i - m_new)
-        p = tl.exp(s - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        rows = row0 + start + tl.arange(0, BN)
-        v = tl.load(v_ptr + rows[:, None] * D + tl.arange(0, D)[None, :])
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        if V_POINTER:
+            rows = row0 + start + tl.arange(0, BN)
+            v_tile = tl.load(v + rows[:, None] * D + tl.arange(0, D)[None, :])
+        else:
+            v_tile = v.load([row0 + start, 0])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_tile)
         m_i = m_new
     offs_m = start_m + tl.arange(0, BM)
     out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
@@ -528,7 +507,7 @@ def test_attention_k_and_v_stream_by_tma_with_one_wait(bn, tmp_path):
         BN=bn, target="sm_90a", num_warps=4, num_stages=3,
     )  # fmt: skip
     ptx = kernel.asm["ptx"]
-    assert [m["descriptor"] for m in kernel.metadata["tensor_maps"]] == ["k_desc", "v_desc"]
+    assert [m["descriptor"] for m in kernel.metadata["tensor_maps"]] == ["k_desc", "v"]
     assert "cp.async.cg" not in ptx and "wgmma.mma_async" in ptx
     # prologue: 2 iterations x (K, V); loop: K and V
     assert ptx.count("cp.async.bulk.tensor") == 6
@@ -542,10 +521,10 @@ def test_attention_mixing_pointers_and_descriptors_streams_by_cp_async():
     """K through a descriptor, V through pointers: V's ring is cp.async, so K's goes by cp.async too
     (a tensor-copy wait of its own in the body is what went wrong on the H200) and their waits
     merge as in the pointer kernel."""
-    kernel = attention_k_descriptor.warmup(
+    kernel = attention_descriptors.warmup(
         D(np.zeros((512, 64), np.float16), [128, 64]), D(np.zeros((512, 64), np.float16), [64, 64]),
         np.zeros((512, 64), np.float16), np.zeros((512, 64), np.float16), 256, 0.125, D=64, BM=128, BN=64,
-        target="sm_90a", num_warps=4, num_stages=3,
+        V_POINTER=True, target="sm_90a", num_warps=4, num_stages=3,
     )  # fmt: skip
     ptx = kernel.asm["ptx"]
     assert "tensor_maps" not in kernel.metadata and "cp.async.bulk" not in ptx
