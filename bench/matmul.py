@@ -161,27 +161,33 @@ def _squares(tk, tr, record, dname, dtype, sizes, launch, configs) -> None:
     """A row per size: C = A @ B of random square matrices, `launch(module, a, b, c, *cfg)` at each
     compiler's best of `configs`, against torch.matmul (cuBLAS)."""
     for size in sizes:
-        a = torch.randn(size, size, device="cuda", dtype=dtype)
-        b = torch.randn(size, size, device="cuda", dtype=dtype)
-        c = torch.empty(size, size, device="cuda", dtype=dtype)
-        ref = a @ b
+        a, b = (torch.randn(size, size, device="cuda", dtype=dtype) for _ in range(2))
+        _product_row(tk, tr, record, dname, a, b, launch, configs)
 
-        def check(cfg, c=c, ref=ref):
-            torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
 
-        t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, a, b, c, *cfg), configs, check)
-        t_triton, cfg_triton = _best(lambda cfg: launch(tr, a, b, c, *cfg), configs, check)
-        times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
-        record(
-            {
-                "kernel": "matmul",
-                "size": f"{size}x{size}x{size}",
-                "dtype": dname,
-                "tilec_config": list(cfg_tilec),
-                "triton_config": list(cfg_triton),
-                **{f"{k}_tflops": 2 * size**3 / (t * 1e-3) / 1e12 for k, t in times.items()},
-            }
-        )
+def _product_row(tk, tr, record, dname, a, b, launch, configs) -> None:
+    """One row: C = A @ B through `launch(module, a, b, c, *cfg)`, tilec and Triton each at its best
+    of `configs` (checked against cuBLAS's product), and torch.matmul, in TFLOP/s."""
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty(M, N, device="cuda", dtype=a.dtype)
+    ref = a @ b
+
+    def check(cfg):
+        torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+
+    t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, a, b, c, *cfg), configs, check)
+    t_triton, cfg_triton = _best(lambda cfg: launch(tr, a, b, c, *cfg), configs, check)
+    times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+    record(
+        {
+            "kernel": "matmul",
+            "size": f"{M}x{N}x{K}",
+            "dtype": dname,
+            "tilec_config": list(cfg_tilec),
+            "triton_config": list(cfg_triton),
+            **{f"{k}_tflops": 2 * M * N * K / (t * 1e-3) / 1e12 for k, t in times.items()},
+        }
+    )
 
 
 def triton_cdiv(a, b):
@@ -237,26 +243,7 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                 if b_column
                 else torch.randn(K, N, device="cuda", dtype=dtype)
             )
-            c = torch.empty(M, N, device="cuda", dtype=dtype)
-            ref = a @ b
-            flops = 2 * M * N * K
-
-            def check(cfg, c=c, ref=ref):
-                torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
-
-            t_tilec, cfg_tilec = _best(lambda cfg: _matmul(tk, a, b, c, *cfg), case_configs, check)
-            t_triton, cfg_triton = _best(lambda cfg: _matmul(tr, a, b, c, *cfg), case_configs, check)
-            times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
-            record(
-                {
-                    "kernel": "matmul",
-                    "size": f"{M}x{N}x{K}",
-                    "dtype": dname,
-                    "tilec_config": list(cfg_tilec),
-                    "triton_config": list(cfg_triton),
-                    **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
-                }
-            )
+            _product_row(tk, tr, record, dname, a, b, _matmul, case_configs)
 
     # Persistent kernels (Triton's tutorial 09): one program per SM walking the tiles; the same
     # products through tensor descriptors (Triton's TensorDescriptor for Triton: on the H200 both
