@@ -30,10 +30,8 @@ from mlir import ir
 from mlir.dialects import scf
 
 from .base import TilePass, defining_op, ops_named
-from .cpu_version_masks import all_true
+from .cpu_version_masks import LOOPS, all_true
 from .lowering_common import segments, without_mask
-
-_LOOPS = ("scf.for", "scf.while")
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,7 @@ class CpuVersionLoopedMasksPass(TilePass):
 
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in _LOOPS):
+            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in LOOPS):
                 for op in [*ops_named(fn, "tile.load"), *ops_named(fn, "tile.store")]:
                     if _versionable(op):
                         _version(op)

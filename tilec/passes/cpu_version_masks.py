@@ -31,7 +31,7 @@ from .base import TilePass, defining_op, ops_named
 from .hoist_loads import is_pure
 from .lowering_common import segments, without_mask
 
-_LOOPS = ("scf.for", "scf.while")
+LOOPS = ("scf.for", "scf.while")
 _COMBINERS = ("tile.reduce", "tile.scan")  # regions that only combine their own arguments
 
 
@@ -50,7 +50,7 @@ class CpuVersionMasksPass(TilePass):
 def _version(fn: ir.Operation) -> None:
     block = fn.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
-    if any(ops_named(fn, name) for name in _LOOPS):
+    if any(ops_named(fn, name) for name in LOOPS):
         return
     if any(op.regions and op.name not in _COMBINERS for op in ops):
         return
