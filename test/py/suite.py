@@ -957,6 +957,25 @@ def _(launch, rng):
     return [(out.reshape(10, B), np.stack(exp), 2e-5, 2e-6)]
 
 
+@tilec.jit
+def erf_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.erf(tl.load(x_ptr + offs)))
+
+
+@case("erf_relative_accuracy", "transcendental")
+def _(launch, rng):
+    """erf from 1e-30 to 6, both signs, within a few ulp of erf itself: near 0 a formula of the form
+    1 - P(t) exp(-x^2) cancels (the GPU lowering's first erf returned 0 or ~1e-7 for 1e-30)."""
+    B = 256
+    x = np.geomspace(1e-30, 6.0, B).astype(np.float32)
+    x[::2] *= -1
+    out = np.zeros(B, np.float32)
+    launch(erf_kernel, (1,), x, out, BLOCK=B)
+    expected = np.vectorize(math.erf)(x.astype(np.float64))
+    return [(out, expected, 1e-6, 0.0)]
+
+
 @case("grid_2d_num_programs")
 def _(launch, rng):
     out = np.zeros(3 * 5, np.int32)

@@ -954,19 +954,39 @@ def _tanh(a, t):
     return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, 0.625)), small, by_exp)
 
 
+# erf's Maclaurin series, 2/sqrt(pi) * (-1)^n / (n! (2n + 1)) for the term in x^(2n + 1): below
+# |x| = 1 its first ten terms give erf within 2.5 ulp of erf itself (checked against float64 on a
+# dense grid, fma-evaluated in f32).
+_ERF_SERIES = tuple(2 / math.sqrt(math.pi) * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(10))
+# Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7): erf = 1 - P(t) exp(-x^2), t = 1 / (1 + p|x|)
+_ERF_P = 0.3275911
+_ERF_POLY = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
 @_in_f32
 def _erf(a, t):
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): no device library needed.
+    # No device library: below |x| = 1 the odd series, from 1 on (results in [0.84, 1], where an
+    # absolute error of 1.5e-7 is ~3 ulp) A&S 7.1.26. That formula alone lost all accuracy relative
+    # to erf near 0, where 1 - P(t) exp(-x^2) cancels: erf(1e-30) came out 0 or ~1e-7.
     x = a[0]
+
+    def fma(u, v, w):
+        return _intrinsic("fma", t, [u, v, w], approx=False)
+
     ax = _intrinsic("fabs", t, [x], approx=False)
-    tt = arith.divf(_c(t, 1.0), arith.addf(_c(t, 1.0), arith.mulf(_c(t, 0.3275911), ax)))
-    poly = _c(t, 1.061405429)
-    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly = arith.addf(arith.mulf(poly, tt), _c(t, coef))
+    z = arith.mulf(x, x)
+    series = _c(t, _ERF_SERIES[-1])
+    for coef in reversed(_ERF_SERIES[:-1]):
+        series = fma(series, z, _c(t, coef))
+    near = arith.mulf(series, x)
+    tt = _fast_divide(_c(t, 1.0), fma(_c(t, _ERF_P), ax, _c(t, 1.0)))
+    poly = _c(t, _ERF_POLY[0])
+    for coef in _ERF_POLY[1:]:
+        poly = fma(poly, tt, _c(t, coef))
     poly = arith.mulf(poly, tt)
-    e = _exp([arith.negf(arith.mulf(ax, ax))], t)
-    y = arith.subf(_c(t, 1.0), arith.mulf(poly, e))
-    return _intrinsic("copysign", t, [y, x], approx=False)
+    e = _exp([arith.negf(z)], t)
+    far = _intrinsic("copysign", t, [fma(arith.negf(poly), e, _c(t, 1.0)), x], approx=False)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, 1.0)), near, far)
 
 
 _MATH = {
