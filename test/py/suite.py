@@ -976,6 +976,36 @@ def _(launch, rng):
     return [(out, expected, 1e-6, 0.0)]
 
 
+@tilec.jit
+def precise_math_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.log(x))
+    tl.store(out_ptr + BLOCK + offs, tl.log2(x))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.sin(x))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.cos(x))
+
+
+@case("log_sin_cos_relative_accuracy", "transcendental")
+def _(launch, rng):
+    """log, log2, sin and cos within a few ulp of the result itself where the hardware's approximate
+    units are off by far more: log right next to 1, sin and cos next to multiples of pi/2 and at
+    rotary-embedding angles up to 1e6; log's special values."""
+    near_one = 1 + np.geomspace(1e-7, 0.4, 96)
+    wide = np.geomspace(1e-30, 1e30, 64)
+    pi_multiples = np.arange(1, 97) * np.pi / 2 * np.where(np.arange(96) % 2, 1, -1)
+    angles = rng.uniform(-1e6, 1e6, 96)
+    special = [0.0, -0.0, np.inf, -1.0, np.nan, -np.inf, 1.0, 2.0]
+    x = np.concatenate([near_one, 1 / near_one, wide, pi_multiples, angles, special]).astype(np.float32)
+    x = np.concatenate([x, np.linspace(-7, 7, 512 - x.size, dtype=np.float32)])
+    out = np.zeros(4 * 512, np.float32)
+    with np.errstate(all="ignore"):
+        xd = x.astype(np.float64)
+        expected = np.stack([np.log(xd), np.log2(xd), np.sin(xd), np.cos(xd)])
+    launch(precise_math_kernel, (1,), x, out, BLOCK=512)
+    return [(out.reshape(4, 512), expected, 4e-7, 0.0)]
+
+
 @case("grid_2d_num_programs")
 def _(launch, rng):
     out = np.zeros(3 * 5, np.int32)

@@ -913,24 +913,121 @@ def _exp2(a, t):
     return _approx("exp2", a[0])
 
 
+# log, log2, sin and cos as Triton's device library gives them (within an ulp or so), not as the
+# hardware's approximate units, whose errors are absolute: lg2.approx left log(1 + 1e-5) 1e7 ulp off
+# and sin.approx near pi 2e6 ulp off (measured on an H200 against Triton). Computed in f64, where
+# the range reductions below are exact enough without extra-precision tricks, and rounded to f32.
+_LN2 = math.log(2.0)
+# atanh(s) / s = 1 + s^2/3 + s^4/5 + ...: log(m) = 2 atanh((m - 1) / (m + 1)), |s| <= 0.172 for m in
+# [sqrt(1/2), sqrt(2)), where seven terms leave 1e-12 relative
+_ATANH_SERIES = tuple(1.0 / (2 * n + 1) for n in range(7))
+# pi/2 as three f64 values (hi + mid + lo, ~160 bits): x - k pi/2 by three fmas is exact far below
+# an f32 ulp for every |x| < 2^50 (checked with exact rational arithmetic); beyond, where f32 values
+# are 2^27 apart, the hardware's approximation is kept
+_PIO2_PARTS = (1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33)
+_TRIG_REDUCED_BELOW = 2.0**50
+# Maclaurin series of sin (odd terms, divided by r) and cos on |r| <= pi/4: 1e-9 relative or better
+_SIN_SERIES = tuple((-1) ** n / math.factorial(2 * n + 1) for n in range(7))
+_COS_SERIES = tuple((-1) ** n / math.factorial(2 * n) for n in range(8))
+
+
+def _f64_helpers():
+    f64 = ir.F64Type.get()
+
+    def fma(u, v, w):
+        return _intrinsic("fma", f64, [u, v, w], approx=False)
+
+    def horner(coefs, z):
+        p = _c(f64, coefs[-1])
+        for coef in reversed(coefs[:-1]):
+            p = fma(p, z, _c(f64, coef))
+        return p
+
+    return f64, fma, horner
+
+
+def _log_f64(x: ir.Value) -> ir.Value:
+    """log(x) in f64 for a finite f32 x > 0 (f32 subnormals are normal in f64): x = m 2^e with m in
+    [sqrt(1/2), sqrt(2)), log m by the atanh series."""
+    f64, fma, horner = _f64_helpers()
+    i64 = ir.IntegerType.get_signless(64)
+    bits = arith.bitcast(i64, arith.extf(f64, x))
+    exponent = arith.subi(arith.andi(arith.shrui(bits, _c(i64, 52)), _c(i64, 0x7FF)), _c(i64, 1023))
+    mantissa = arith.bitcast(f64, arith.ori(arith.andi(bits, _c(i64, (1 << 52) - 1)), _c(i64, 1023 << 52)))
+    high = arith.cmpf(arith.CmpFPredicate.OGT, mantissa, _c(f64, math.sqrt(2.0)))
+    m = arith.select(high, arith.mulf(mantissa, _c(f64, 0.5)), mantissa)
+    e = arith.sitofp(f64, arith.select(high, arith.addi(exponent, _c(i64, 1)), exponent))
+    f = arith.subf(m, _c(f64, 1.0))
+    s = arith.divf(f, arith.addf(f, _c(f64, 2.0)))
+    log_m = arith.mulf(arith.mulf(_c(f64, 2.0), s), horner(_ATANH_SERIES, arith.mulf(s, s)))
+    return fma(e, _c(f64, _LN2), log_m)
+
+
+def _logarithm(x: ir.Value, t: ir.Type, scale: float) -> ir.Value:
+    """scale * log(x) rounded to f32, with log's special values: log 0 = -inf, log inf = inf, NaN
+    for negative x and NaN."""
+    f64 = ir.F64Type.get()
+    value = arith.truncf(t, arith.mulf(_log_f64(x), _c(f64, scale)))
+    inf = _c(t, math.inf)
+    special = arith.select(
+        arith.cmpf(arith.CmpFPredicate.OEQ, x, _c(t, 0.0)),
+        _c(t, -math.inf),
+        arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, x, inf), inf, _c(t, math.nan)),
+    )
+    ordinary = arith.andi(
+        arith.cmpf(arith.CmpFPredicate.OGT, x, _c(t, 0.0)), arith.cmpf(arith.CmpFPredicate.OLT, x, inf)
+    )
+    return arith.select(ordinary, value, special)
+
+
 @_in_f32
 def _log(a, t):
-    return arith.mulf(_approx("log2", a[0]), _c(t, 0.6931471805599453))
+    return _logarithm(a[0], t, 1.0)
 
 
 @_in_f32
 def _log2(a, t):
-    return _approx("log2", a[0])
+    return _logarithm(a[0], t, 1.0 / _LN2)
+
+
+def _sine(x: ir.Value, t: ir.Type, cosine: bool) -> ir.Value:
+    """sin x (cos x = sin(x + pi/2): one quadrant on): r = x - k pi/2 with k the nearest integer to
+    x 2/pi, then by k mod 4 sin r, cos r, -sin r or -cos r."""
+    f64, fma, horner = _f64_helpers()
+    i32 = ir.IntegerType.get_signless(32)
+    xd = arith.extf(f64, x)
+    k = _intrinsic("roundeven", f64, [arith.mulf(xd, _c(f64, 2.0 / math.pi))], approx=False)
+    r = xd
+    for part in _PIO2_PARTS:
+        r = fma(arith.negf(k), _c(f64, part), r)
+    z = arith.mulf(r, r)
+    sin_r = arith.mulf(r, horner(_SIN_SERIES, z))
+    cos_r = horner(_COS_SERIES, z)
+    # k mod 4, exact in f64 (k - 4 floor(k / 4)); NaN (x infinite or NaN) as 0: r is NaN then
+    quarter = _intrinsic("floor", f64, [arith.mulf(k, _c(f64, 0.25))], approx=False)
+    turns = arith.subf(k, arith.mulf(quarter, _c(f64, 4.0)))
+    turns = arith.select(arith.cmpf(arith.CmpFPredicate.ORD, turns, turns), turns, _c(f64, 0.0))
+    quadrant = arith.fptosi(i32, turns)
+    if cosine:
+        quadrant = arith.addi(quadrant, _c(i32, 1))
+    odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(quadrant, _c(i32, 1)), _c(i32, 0))
+    negative = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(quadrant, _c(i32, 2)), _c(i32, 0))
+    value = arith.select(odd, cos_r, sin_r)
+    value = arith.truncf(t, arith.select(negative, arith.negf(value), value))
+    reduced = arith.cmpf(
+        arith.CmpFPredicate.OLT, _intrinsic("fabs", t, [x], approx=False), _c(t, _TRIG_REDUCED_BELOW)
+    )
+    return arith.select(reduced, value, _approx("cos" if cosine else "sin", x))
 
 
 @_in_f32
 def _sin(a, t):
-    return _approx("sin", a[0])
+    return _sine(a[0], t, cosine=False)
 
 
 @_in_f32
 def _cos(a, t):
-    return _approx("cos", a[0])
+    return _sine(a[0], t, cosine=True)
 
 
 @_in_f32
