@@ -965,11 +965,13 @@ def erf_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 @case("erf_relative_accuracy", "transcendental")
 def _(launch, rng):
-    """erf from 1e-30 to 6, both signs, within a few ulp of erf itself: near 0 a formula of the form
-    1 - P(t) exp(-x^2) cancels (the GPU lowering's first erf returned 0 or ~1e-7 for 1e-30)."""
+    """erf from 1e-30 to 6, both signs, within a few ulp of erf itself (near 0 a formula of the form
+    1 - P(t) exp(-x^2) cancels: the GPU lowering's first erf returned 0 or ~1e-7 for 1e-30), and at
+    the infinities and NaN."""
     B = 256
     x = np.geomspace(1e-30, 6.0, B).astype(np.float32)
     x[::2] *= -1
+    x[-4:] = [np.inf, -np.inf, np.nan, 0.0]
     out = np.zeros(B, np.float32)
     launch(erf_kernel, (1,), x, out, BLOCK=B)
     expected = np.vectorize(math.erf)(x.astype(np.float64))
