@@ -968,8 +968,24 @@ def irdl_source() -> str:
 # ----------------------------------------------------------------------------------------------
 
 
+_OPVIEW_PREFIX = "tilec.dialects.opviews"
+
+
+@functools.cache
+def _register_opview_namespace() -> None:
+    """Lets MLIR's bindings find a Python module for the tile namespace (opviews/tile.py) instead of
+    retrying `mlir.dialects.tile` at every op view. The prefix list is the bindings' own registry."""
+    try:
+        from mlir._mlir_libs import _mlir
+    except ImportError:  # another packaging of the bindings: only slower without it
+        return
+    if _OPVIEW_PREFIX not in _mlir.globals.dialect_search_modules:
+        _mlir.globals.append_dialect_search_prefix(_OPVIEW_PREFIX)
+
+
 def load_into(ctx: ir.Context) -> None:
     """Registers the tile dialect in `ctx` (idempotent)."""
+    _register_opview_namespace()
     if ctx.is_registered_operation("tile.splat"):
         return
     with ctx, ir.Location.unknown(ctx):
