@@ -379,25 +379,28 @@ def clamp(x, min, max, propagate_nan=False) -> tensor:
     return semantic.minimum(semantic.maximum(x, min, bool(propagate_nan)), max, bool(propagate_nan))
 
 
-def _unary(name, mlir_name=None):
+def _unary(name, mlir_name=None, accuracy=""):
     @builtin
     def fn(x) -> tensor:
         return semantic.float_unary(mlir_name or name, x)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise {name} of a floating-point tensor."
+    fn.__doc__ = f"Elementwise {name} of a floating-point tensor." + (f" {accuracy}" if accuracy else "")
     return fn
 
 
-exp = _unary("exp")
-exp2 = _unary("exp2")
-log = _unary("log")
-log2 = _unary("log2")
+_APPROXIMATE = "On GPUs through the hardware's approximate unit, as in Triton (a few ulp in f32)."
+_WITHIN_AN_ULP = "On GPUs within an ulp of the exact result (float64 inside)."
+exp = _unary("exp", accuracy=_APPROXIMATE)
+exp2 = _unary("exp2", accuracy=_APPROXIMATE)
+log = _unary("log", accuracy=_WITHIN_AN_ULP)
+log2 = _unary("log2", accuracy=_WITHIN_AN_ULP)
 sqrt = _unary("sqrt")
 rsqrt = _unary("rsqrt")
-sin = _unary("sin")
-cos = _unary("cos")
-erf = _unary("erf")
+_REDUCED = "The argument is reduced exactly for |x| < 2^50 (beyond, the hardware's approximation)."
+sin = _unary("sin", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
+cos = _unary("cos", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
+erf = _unary("erf", accuracy="On GPUs within 2.2 ulp of erf itself (two fitted polynomials).")
 floor = _unary("floor")
 ceil = _unary("ceil")
 tanh = _unary("tanh")

@@ -3,27 +3,29 @@
 libdevice` instead.
 
 tilec has no vendor device library: each function is one of tilec's own math operations or is built
-from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accuracy: exp, log, sin,
-cos, tanh and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32);
-log1p and expm1 stay accurate near zero (series there, computed with plain arithmetic); trunc, round, rint,
-fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact. isnan / isinf / finitef / signbit return
-int32 0 or 1, as libdevice's do; pow / powi compute in float64 with tilec's own log2 and exp2 (float32
-within an ulp); asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are
-float32 algorithms (a few ulp; float64 refused), as are tan, erfinv, erfcinv and normcdfinv (Giles'
-polynomials, the far tail by Newton's method on the erfc fit: 3e-7 relative); erfc, erfcx and normcdf
-(Numerical Recipes' erfc fit, relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the
-reflection formula below 1/2) compute in float64 with tilec's own log2 and exp2, as do the Bessel
-functions j0, j1, y0, y1 (Numerical Recipes' fits, ~1e-8 absolute, for |x| < 2^20) and cyl_bessel_i0,
-cyl_bessel_i1 (2e-7 relative). Integer bits: popc, clz, ffs, brev (32 and 64 bits), mulhi, mul24,
-hadd, rhadd, sad, abs; reinterpretation: float_as_int, int_as_float, float_as_uint, uint_as_float,
-double_as_longlong, longlong_as_double; float -> integer with a rounding mode ({float,double}2{int,
-uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs' conversions do; NaN -> 0), llrint, llround, and
-exact integer -> float conversions (int2double_rn, ...); exact float helpers: fmod (exact on GPUs by
-scaled reduction steps, as `%` on floats is there), remainder (IEEE's, from it), fdim, ldexp /
-scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
+from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accuracy: exp, exp2, tanh
+and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32); log, log2,
+sin and cos are within an ulp on GPUs as `tl.log` and `tl.sin` are (float64 inside; sin and cos reduce
+their argument exactly for |x| < 2^50), log10 (log2 scaled) within two, erf within 2.2; fast_logf and
+fast_log2f are those same functions; log1p and expm1 stay accurate near zero (series there, computed
+with plain arithmetic); trunc, round, rint, fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact.
+isnan / isinf / finitef / signbit return int32 0 or 1, as libdevice's do; pow / powi compute in
+float64 with tilec's own log2 and exp2 (float32 within an ulp); asin, acos, atan, atan2, sinh, cosh,
+asinh, acosh, atanh, cbrt, hypot and exp10 are float32 algorithms (a few ulp; float64 refused), as are
+tan, erfinv, erfcinv and normcdfinv (Giles' polynomials, the far tail by Newton's method on the erfc
+fit: 3e-7 relative); erfc, erfcx and normcdf (Numerical Recipes' erfc fit, relative error below
+1.2e-7) and lgamma and tgamma (Lanczos, with the reflection formula below 1/2) compute in float64 with
+tilec's own log2 and exp2, as do the Bessel functions j0, j1, y0, y1 (Numerical Recipes' fits, ~1e-8
+absolute, for |x| < 2^20) and cyl_bessel_i0, cyl_bessel_i1 (2e-7 relative). Integer bits: popc, clz,
+ffs, brev (32 and 64 bits), mulhi, mul24, hadd, rhadd, sad, abs; reinterpretation: float_as_int,
+int_as_float, float_as_uint, uint_as_float, double_as_longlong, longlong_as_double; float -> integer
+with a rounding mode ({float,double}2{int, uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs'
+conversions do; NaN -> 0), llrint, llround, and exact integer -> float conversions (int2double_rn,
+...); exact float helpers: fmod (exact on GPUs by scaled reduction steps, as `%` on floats is there),
+remainder (IEEE's, from it), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
 (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Functions not
-listed here (jn, yn, the directed-rounding arithmetic add_rz, ...) are not available: using
-one is a compile error that names it.
+listed here (jn, yn, the directed-rounding arithmetic add_rz, ...) are not available: using one is a
+compile error that names it.
 """
 
 from __future__ import annotations
