@@ -397,7 +397,7 @@ log = _unary("log", accuracy=_WITHIN_AN_ULP)
 log2 = _unary("log2", accuracy=_WITHIN_AN_ULP)
 sqrt = _unary("sqrt")
 rsqrt = _unary("rsqrt")
-_REDUCED = "The argument is reduced exactly for |x| < 2^50 (beyond, the hardware's approximation)."
+_REDUCED = "The argument is reduced exactly, however large."
 sin = _unary("sin", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
 cos = _unary("cos", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
 erf = _unary("erf", accuracy="On GPUs within 2.2 ulp of erf itself (two fitted polynomials).")

@@ -916,16 +916,28 @@ def _exp2(a, t):
 # log, log2, sin and cos as Triton's device library gives them (within an ulp or so), not as the
 # hardware's approximate units, whose errors are absolute: lg2.approx left log(1 + 1e-5) 1e7 ulp off
 # and sin.approx near pi 2e6 ulp off (measured on an H200 against Triton). Computed in f64, where
-# the range reductions below are exact enough without extra-precision tricks, and rounded to f32.
+# the range reductions below are exact enough with few extra-precision tricks, and rounded to f32.
 _LN2 = math.log(2.0)
 # atanh(s) / s = 1 + s^2/3 + s^4/5 + ...: log(m) = 2 atanh((m - 1) / (m + 1)), |s| <= 0.172 for m in
 # [sqrt(1/2), sqrt(2)), where seven terms leave 1e-12 relative
 _ATANH_SERIES = tuple(1.0 / (2 * n + 1) for n in range(7))
-# pi/2 as three f64 values (hi + mid + lo, ~160 bits): x - k pi/2 by three fmas is exact far below
-# an f32 ulp for every |x| < 2^50 (checked with exact rational arithmetic); beyond, where f32 values
-# are 2^27 apart, the hardware's approximation is kept
+# pi/2 as three f64 values (hi + mid + lo, ~160 bits): |x| - k pi/2 by three fmas is exact far below
+# an f32 ulp for every |x| < 2^50 (checked with exact rational arithmetic); larger arguments go
+# through 2/pi's bits (_reduce_huge)
 _PIO2_PARTS = (1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33)
-_TRIG_REDUCED_BELOW = 2.0**50
+_HUGE_ARGUMENT = 2.0**50
+# 2/pi's first 216 bits in 24-bit chunks, 2/pi = sum d_i 2^(-24 (i + 1)) (test_gpu_math derives them)
+_TWO_OVER_PI_CHUNKS = (
+    0xA2F983,
+    0x6E4E44,
+    0x1529FC,
+    0x2757D1,
+    0xF534DD,
+    0xC0DB62,
+    0x95993C,
+    0x439041,
+    0xFE5163,
+)
 # Maclaurin series of sin (odd terms, divided by r) and cos on |r| <= pi/4: 1e-9 relative or better
 _SIN_SERIES = tuple((-1) ** n / math.factorial(2 * n + 1) for n in range(7))
 _COS_SERIES = tuple((-1) ** n / math.factorial(2 * n) for n in range(8))
@@ -990,16 +1002,54 @@ def _log2(a, t):
     return _logarithm(a[0], t, 1.0 / _LN2)
 
 
+def _reduce_huge(a: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(r, k) in f64 with a = k pi/2 + r, |r| <= pi/4, for an f32 a in [2^50, inf): a = m 2^e (m an
+    integer below 2^24, e >= 27), so a 2/pi = sum m d_i 2^(e - 24 (i + 1)) over 2/pi's chunks; each
+    term is exact in f64 and only its value mod 4 matters (the largest are multiples of 4 and vanish).
+    Their sum is kept as two f64 (two-sum) for its fraction's low bits; k is its nearest integer."""
+    f64, fma, _ = _f64_helpers()
+    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+    bits = arith.bitcast(i32, a)
+    m = arith.sitofp(f64, arith.ori(arith.andi(bits, _c(i32, 0x7FFFFF)), _c(i32, 0x800000)))
+    e = arith.subi(arith.shrui(bits, _c(i32, 23)), _c(i32, 127 + 23))
+    hi = lo = _c(f64, 0.0)
+    for i, chunk in enumerate(_TWO_OVER_PI_CHUNKS):
+        biased = arith.extsi(i64, arith.addi(e, _c(i32, 1023 - 24 * (i + 1))))
+        scale = arith.bitcast(f64, arith.shli(biased, _c(i64, 52)))  # 2^(e - 24 (i + 1))
+        term = arith.mulf(arith.mulf(m, _c(f64, float(chunk))), scale)
+        quarter = _intrinsic("floor", f64, [arith.mulf(term, _c(f64, 0.25))], approx=False)
+        term = fma(quarter, _c(f64, -4.0), term)  # term mod 4, exactly
+        total = arith.addf(hi, term)  # two-sum: total + error == hi + term exactly
+        back = arith.subf(total, hi)
+        error = arith.addf(arith.subf(hi, arith.subf(total, back)), arith.subf(term, back))
+        hi, lo = total, arith.addf(lo, error)
+    k = _intrinsic("roundeven", f64, [hi], approx=False)
+    fraction = arith.addf(arith.subf(hi, k), lo)
+    r = fma(fraction, _c(f64, _PIO2_PARTS[0]), arith.mulf(fraction, _c(f64, _PIO2_PARTS[1])))
+    return r, k
+
+
 def _sine(x: ir.Value, t: ir.Type, cosine: bool) -> ir.Value:
-    """sin x (cos x = sin(x + pi/2): one quadrant on): r = x - k pi/2 with k the nearest integer to
-    x 2/pi, then by k mod 4 sin r, cos r, -sin r or -cos r."""
+    """sin x (cos x = sin(x + pi/2): one quadrant on) from |x| = k pi/2 + r: by k mod 4 sin r, cos r,
+    -sin r or -cos r; sin takes x's sign back (-0 included)."""
     f64, fma, horner = _f64_helpers()
     i32 = ir.IntegerType.get_signless(32)
-    xd = arith.extf(f64, x)
-    k = _intrinsic("roundeven", f64, [arith.mulf(xd, _c(f64, 2.0 / math.pi))], approx=False)
-    r = xd
-    for part in _PIO2_PARTS:
-        r = fma(arith.negf(k), _c(f64, part), r)
+    a = _intrinsic("fabs", t, [x], approx=False)
+    huge = arith.andi(
+        arith.cmpf(arith.CmpFPredicate.OGE, a, _c(t, _HUGE_ARGUMENT)),
+        arith.cmpf(arith.CmpFPredicate.OLT, a, _c(t, math.inf)),
+    )
+    reduction = scf.IfOp(huge, [f64, f64], has_else=True)
+    with ir.InsertionPoint(reduction.then_block):
+        scf.YieldOp(list(_reduce_huge(a)))
+    with ir.InsertionPoint(reduction.else_block):
+        ad = arith.extf(f64, a)
+        k = _intrinsic("roundeven", f64, [arith.mulf(ad, _c(f64, 2.0 / math.pi))], approx=False)
+        r = ad
+        for part in _PIO2_PARTS:
+            r = fma(arith.negf(k), _c(f64, part), r)
+        scf.YieldOp([r, k])
+    r, k = reduction.results
     z = arith.mulf(r, r)
     sin_r = arith.mulf(r, horner(_SIN_SERIES, z))
     cos_r = horner(_COS_SERIES, z)
@@ -1014,10 +1064,10 @@ def _sine(x: ir.Value, t: ir.Type, cosine: bool) -> ir.Value:
     negative = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(quadrant, _c(i32, 2)), _c(i32, 0))
     value = arith.select(odd, cos_r, sin_r)
     value = arith.truncf(t, arith.select(negative, arith.negf(value), value))
-    reduced = arith.cmpf(
-        arith.CmpFPredicate.OLT, _intrinsic("fabs", t, [x], approx=False), _c(t, _TRIG_REDUCED_BELOW)
-    )
-    return arith.select(reduced, value, _approx("cos" if cosine else "sin", x))
+    if cosine:
+        return value
+    value = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, x, _c(t, 0.0)), arith.negf(value), value)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, x, _c(t, 0.0)), x, value)
 
 
 @_in_f32

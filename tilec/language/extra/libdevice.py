@@ -6,7 +6,7 @@ tilec has no vendor device library: each function is one of tilec's own math ope
 from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accuracy: exp, exp2, tanh
 and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32); log, log2,
 sin and cos are within an ulp on GPUs as `tl.log` and `tl.sin` are (float64 inside; sin and cos reduce
-their argument exactly for |x| < 2^50), log10 (log2 scaled) within two, erf within 2.2; fast_logf and
+their argument exactly, however large), log10 (log2 scaled) within two, erf within 2.2; fast_logf and
 fast_log2f are those same functions; log1p and expm1 stay accurate near zero (series there, computed
 with plain arithmetic); trunc, round, rint, fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact.
 isnan / isinf / finitef / signbit return int32 0 or 1, as libdevice's do; pow / powi compute in
