@@ -943,19 +943,24 @@ _SIN_SERIES = tuple((-1) ** n / math.factorial(2 * n + 1) for n in range(7))
 _COS_SERIES = tuple((-1) ** n / math.factorial(2 * n) for n in range(8))
 
 
-def _f64_helpers():
-    f64 = ir.F64Type.get()
+def _fma_horner(t: ir.Type):
+    """fma(u, v, w) and horner(coefficients from c0, z) = c0 + c1 z + ... by fmas, in type t."""
 
     def fma(u, v, w):
-        return _intrinsic("fma", f64, [u, v, w], approx=False)
+        return _intrinsic("fma", t, [u, v, w], approx=False)
 
     def horner(coefs, z):
-        p = _c(f64, coefs[-1])
+        p = _c(t, coefs[-1])
         for coef in reversed(coefs[:-1]):
-            p = fma(p, z, _c(f64, coef))
+            p = fma(p, z, _c(t, coef))
         return p
 
-    return f64, fma, horner
+    return fma, horner
+
+
+def _f64_helpers():
+    f64 = ir.F64Type.get()
+    return (f64, *_fma_horner(f64))
 
 
 def _log_f64(x: ir.Value) -> ir.Value:
@@ -1121,13 +1126,7 @@ def _erf(a, t):
     # No device library. A single formula of the form 1 - P(t) exp(-x^2) (A&S 7.1.26, used before)
     # cancels near 0: erf(1e-30) came out 0 or ~1e-7. This one also takes fewer instructions.
     x = a[0]
-
-    def horner(coefs, v):
-        p = _c(t, coefs[-1])
-        for coef in reversed(coefs[:-1]):
-            p = _intrinsic("fma", t, [p, v, _c(t, coef)], approx=False)
-        return p
-
+    _, horner = _fma_horner(t)
     ax = _intrinsic("fabs", t, [x], approx=False)
     near = arith.mulf(horner(_ERF_NEAR, arith.mulf(x, x)), x)
     clamped = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, _ERF_CLAMP)), ax, _c(t, _ERF_CLAMP))
