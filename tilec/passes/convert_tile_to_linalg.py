@@ -376,6 +376,44 @@ def _reshape(op, sizes):
     _replace(op, _propagate_bool(src, _reshape_to(src, tile.shape_of(op.results[0].type))))
 
 
+def _from_indices(value: ir.Value) -> bool:
+    """Made by a generic without inputs (a range or a splat): a function of the loop indices."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return False
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner.name == "linalg.generic" and len(owner.operands) == 1
+
+
+def _expand_dims(op, sizes):
+    """A unit dimension inserted into a range (`offs[None, :]` of an arange): a linalg.generic reading
+    the range without that dimension rather than a tensor.reshape, which elementwise fusion cannot
+    see through. Fused into the loads and masks that use it, the index is then the loop's own
+    (affine addresses, which LLVM vectorizes) instead of one read back from a buffer. Other values
+    stay reshaped: fusing their work (a `% M`) into every element's loop measured slower."""
+    src = op.operands[0]
+    src_shape, shape = tile.shape_of(src.type), tile.shape_of(op.results[0].type)
+    if not src_shape or not _from_indices(src):
+        return _reshape(op, sizes)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    elem = tile.element_of(src.type)
+    source_map = ir.AffineMap.get(
+        len(shape), 0, [ir.AffineDimExpr.get(d) for d in range(len(shape)) if d != axis]
+    )
+    identity = ir.AffineMap.get_identity(len(shape))
+    generic = linalg.GenericOp(
+        [ir.RankedTensorType.get(shape, elem)],
+        [src],
+        [tensor.EmptyOp(shape, elem).result],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(source_map), ir.AffineMapAttr.get(identity)]),
+        ir.ArrayAttr.get([_parallel()] * len(shape)),
+    )
+    block = generic.regions[0].blocks.append(elem, elem)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    _replace(op, _propagate_bool(src, generic.results[0]))
+
+
 def _trans(op, sizes):
     src = op.operands[0]
     order = list(ir.DenseI32ArrayAttr(op.attributes["order"]))
@@ -850,7 +888,7 @@ _LOWERINGS = {
     "tile.make_range": _make_range,
     "tile.splat": _splat,
     "tile.broadcast": _broadcast,
-    "tile.expand_dims": _reshape,
+    "tile.expand_dims": _expand_dims,
     "tile.reshape": _reshape,
     "tile.trans": _trans,
     "tile.convert_layout": _convert_layout,

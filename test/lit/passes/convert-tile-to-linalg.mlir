@@ -131,3 +131,23 @@ func.func @range_from() -> tensor<4xi32> {
   %r = "tile.make_range"() {end = 7 : i32, start = 3 : i32} : () -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
+
+// -----
+
+// A unit dimension inserted into a range is a generic reading the range without it (not a
+// tensor.reshape, which elementwise fusion cannot see through); other values stay reshaped (their
+// work would be repeated in every fused loop).
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @expand_dims
+// CHECK: %[[RANGE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ROW]], #{{.*}}], {{.*}} ins(%[[RANGE]] : tensor<8xi32>) outs(%{{.*}} : tensor<1x8xi32>)
+// CHECK: arith.remsi
+// CHECK: tensor.reshape %{{.*}} : (tensor<8xi32>, tensor<2xindex>) -> tensor<8x1xi32>
+func.func @expand_dims(%n: i32) -> (tensor<1x8xi32>, tensor<8x1xi32>) {
+  %r = "tile.make_range"() {end = 8 : i32, start = 0 : i32} : () -> tensor<8xi32>
+  %row = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<8xi32>) -> tensor<1x8xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<8xi32>
+  %wrapped = arith.remsi %r, %ns : tensor<8xi32>
+  %column = "tile.expand_dims"(%wrapped) {axis = 1 : i32} : (tensor<8xi32>) -> tensor<8x1xi32>
+  return %row, %column : tensor<1x8xi32>, tensor<8x1xi32>
+}
