@@ -55,7 +55,7 @@ class ConvertTileToGpuPass(TilePass):
     tma: bool = False  # descriptor tiles into warpgroup-MMA rings by tensor copies (tma.py; sm_90a)
 
     def run(self, module: ir.Module) -> None:
-        if self.vendor not in _APPROX:
+        if self.vendor not in _EXP2:
             raise PassError(f"unknown vendor '{self.vendor}' (expected nvidia or amd)")
         _VENDOR[0] = self.vendor
         kernels = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
@@ -868,30 +868,14 @@ def _c(t, v):
     return arith.ConstantOp(t, v).result
 
 
-# The hardware's approximate f32 units, by vendor: (intrinsic, input scale). AMD's sin/cos take turns.
-_APPROX = {
-    "nvidia": {
-        "exp2": ("llvm.nvvm.ex2.approx.f32", 1.0),
-        "log2": ("llvm.nvvm.lg2.approx.f", 1.0),
-        "sin": ("llvm.nvvm.sin.approx.f", 1.0),
-        "cos": ("llvm.nvvm.cos.approx.f", 1.0),
-    },
-    "amd": {
-        "exp2": ("llvm.amdgcn.exp2.f32", 1.0),
-        "log2": ("llvm.amdgcn.log.f32", 1.0),
-        "sin": ("llvm.amdgcn.sin.f32", 0.15915494309189535),
-        "cos": ("llvm.amdgcn.cos.f32", 0.15915494309189535),
-    },
-}
+# The hardware's approximate f32 exp2, by vendor (exp, exp2 and erf's tail use it; log, sin and cos
+# used the approximate units too until session 20, see _logarithm and _sine).
+_EXP2 = {"nvidia": "llvm.nvvm.ex2.approx.f32", "amd": "llvm.amdgcn.exp2.f32"}
 _VENDOR = ["nvidia"]  # set per run by the pass option
 
 
-def _approx(name: str, x: ir.Value) -> ir.Value:
-    intrinsic, scale = _APPROX[_VENDOR[0]][name]
-    t = x.type
-    if scale != 1.0:
-        x = arith.mulf(x, _c(t, scale))
-    return llvm.CallIntrinsicOp(t, ir.StringAttr.get(intrinsic), [x], [], []).results[0]
+def _approx_exp2(x: ir.Value) -> ir.Value:
+    return llvm.CallIntrinsicOp(x.type, ir.StringAttr.get(_EXP2[_VENDOR[0]]), [x], [], []).results[0]
 
 
 def _fast_divide(a: ir.Value, b: ir.Value) -> ir.Value:
@@ -905,12 +889,12 @@ def _fast_divide(a: ir.Value, b: ir.Value) -> ir.Value:
 
 @_in_f32
 def _exp(a, t):
-    return _approx("exp2", arith.mulf(a[0], _c(t, 1.4426950408889634)))
+    return _approx_exp2(arith.mulf(a[0], _c(t, 1.4426950408889634)))
 
 
 @_in_f32
 def _exp2(a, t):
-    return _approx("exp2", a[0])
+    return _approx_exp2(a[0])
 
 
 # log, log2, sin and cos as Triton's device library gives them (within an ulp or so), not as the
@@ -1130,7 +1114,7 @@ def _erf(a, t):
     ax = _intrinsic("fabs", t, [x], approx=False)
     near = arith.mulf(horner(_ERF_NEAR, arith.mulf(x, x)), x)
     clamped = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, _ERF_CLAMP)), ax, _c(t, _ERF_CLAMP))
-    tail = _approx("exp2", horner(_ERF_FAR, clamped))
+    tail = _approx_exp2(horner(_ERF_FAR, clamped))
     far = _intrinsic("copysign", t, [arith.subf(_c(t, 1.0), tail), x], approx=False)
     value = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, _ERF_SPLIT)), near, far)
     # NaN in, NaN out (the clamp above turned it into 3.92)
