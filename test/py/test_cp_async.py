@@ -92,10 +92,12 @@ def test_ring_depth_counts_swizzled_stages():
 @pytest.mark.parametrize("formats", [("fp8e4nv", "fp8e4nv"), ("i8", "i8"), ("fp32", "fp32")])
 def test_k_major_only_operands_stream_k_major(formats):
     """8-bit and tf32 B (read K-major only by the instruction) stream where they are K-contiguous
-    (column-major or tl.trans(Bt)); a row-major one must be transposed value by value, so it stays
-    in registers (one iteration ahead), and A with it: a dot gets a ring only when its B streams.
-    fp32 runs as tf32 (k8 instructions); its row-major B is loaded four K-neighbours per thread
-    (lanes along N: 4-byte loads that still cover 128 contiguous bytes a warp) and stored K-major in
+    (column-major or tl.trans(Bt)); a row-major 8-bit one must be transposed value by value, so it
+    stays in registers (one iteration ahead), and A with it: a dot gets a ring only when its B
+    streams. fp32 runs as tf32 (k8 instructions); with a row-major B its dot goes transposed
+    (wgmma_swapped.py: B^T's fragments from registers, both operands streamed as they lie) unless N
+    is not whole 64-row blocks per warpgroup: then B is loaded four K-neighbours per thread (lanes
+    along N: 4-byte loads that still cover 128 contiguous bytes a warp) and stored K-major in
     16-byte stores, like A."""
     fp32 = formats[0] == "fp32"
     config = (128, 128, 32, 8) if fp32 else (128, 128, 64, 8)
@@ -103,11 +105,17 @@ def test_k_major_only_operands_stream_k_major(formats):
         ptx = _ptx(formats, config=config, layout=layout, num_stages=3)
         assert {size for _, size in COPY.findall(ptx)} == {"16"} and _waits(ptx) == [0, 2]
     ptx = _ptx(formats, config=config, layout="row", num_stages=3)
+    if fp32:  # transposed: the instruction's width is BM, its A four registers
+        assert {size for _, size in COPY.findall(ptx)} == {"16"} and _waits(ptx) == [0, 2]
+        assert re.search(r"m64n128k8\.f32\.tf32\.tf32 \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx)
+        assert "st.shared" not in ptx
+        config = (128, 32, 32, 4)  # N = 32: not transposed
+        ptx = _ptx(formats, config=config, layout="row", num_stages=3)
     assert not COPY.findall(ptx)  # B cannot stream, so neither operand does
     assert "wgmma.mma_async" in ptx
-    assert ("m64n128k8.f32.tf32.tf32" in ptx) == fp32
-    if fp32:  # per thread: A 16 values, B 16 values, each in 4 stores of 16 bytes, nothing narrower
-        assert ptx.count("st.shared.v4.b32") == 4 + 4 and not re.search(r"st\.shared\.(b32|f32|v2)", ptx)
+    assert ("m64n32k8.f32.tf32.tf32" in ptx) == fp32
+    if fp32:  # per thread: A 32 values, B 8 values, in 16-byte stores, nothing narrower
+        assert ptx.count("st.shared.v4.b32") == 8 + 2 and not re.search(r"st\.shared\.(b32|f32|v2)", ptx)
 
 
 def test_unaligned_operands_stay_in_registers():

@@ -112,6 +112,81 @@ def test_fp32_dot_uses_tf32_tensor_cores(arch, monkeypatch):
             assert "cubin" in _compile("fp32", "fp32", (64, 64, 32, 4), arch, precision).asm
 
 
+TF32_A_REGISTERS = re.compile(
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k8\.f32\.tf32\.tf32 \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}"
+)
+
+
+@pytest.mark.parametrize("config", [(128, 128, 32, 8), (256, 128, 32, 8), (64, 256, 32, 4), (128, 32, 64, 4)])
+def test_sm90a_tf32_row_major_b_goes_transposed(config, monkeypatch):
+    """tf32 warpgroup MMA reads shared memory K-major only; a row-major fp32 B goes as the
+    instruction's A instead (wgmma_swapped.py): C^T = B^T A^T, the instruction's width being BM, B^T's
+    fragments in registers, both operands streamed by cp.async. An N that is not whole 64-row
+    blocks per warpgroup (the last config) keeps the K-major store of B."""
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    bm, bn, bk, warps = config
+    ptx = _compile("fp32", "fp32", config, "sm_90a").asm["ptx"]
+    shapes = set(TF32_A_REGISTERS.findall(ptx))
+    if bn % (16 * warps):
+        assert not shapes and f"m64n{bn}k8.f32.tf32.tf32" in ptx
+        return
+    assert shapes == {str(bm)}
+    loop = ptx[ptx.index("cp.async.wait_group") :]
+    assert "st.shared" not in loop  # both operands copied (4 bytes a copy: M, N, K may be ragged)
+    # B^T's fragments: four loads per 64-row block of N and k-step, after the wait for the last MMA
+    fragments = loop.index("wgmma.wait_group.sync.aligned 0")
+    assert loop[fragments:].count("ld.shared.b32") == 4 * (bn // (16 * warps)) * (bk // 8)
+    assert "wgmma.wait_group.sync.aligned 1" not in ptx
+    if shutil.which("ptxas"):
+        monkeypatch.delenv("TILEC_NO_PTXAS")
+        assert "cubin" in _compile("fp32", "fp32", config, "sm_90a").asm
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("config", [(128, 256, 32, 8), (256, 128, 32, 8), (64, 64, 32, 4), (128, 128, 64, 8)])
+def test_tf32_row_major_b_on_gpu(config, stages):
+    """The transposed tf32 MMA against float64 for every buffering it meets: registers and one
+    buffer (1 stage), rings one to three iterations ahead, with ragged edges and a K tail."""
+    import torch
+
+    torch.manual_seed(stages)
+    bm, bn, bk, warps = config
+    M, N, K = 2 * bm + 17, 2 * bn - 16, 4 * bk - 8
+    a, b = torch.randn(M, K, device="cuda"), torch.randn(K, N, device="cuda")
+    c = torch.full((M, N), float("nan"), device="cuda")
+    grid = (tilec.cdiv(M, bm), tilec.cdiv(N, bn))
+    matmul[grid](
+        a, b, c, M, N, K, K, N, N, BM=bm, BN=bn, BK=bk, PREC="tf32", num_warps=warps, num_stages=stages
+    )
+    expected = a.double() @ b.double()
+    assert ((c.double() - expected).norm() / expected.norm()).item() < 2e-3
+
+
+@tilec.jit
+def one_product(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B with no loop (and no accumulator: the instruction does not read it)."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b) * 2.0)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_tf32_row_major_b_without_loop_on_gpu():
+    import torch
+
+    a, b = torch.randn(128, 64, device="cuda"), torch.randn(64, 128, device="cuda")
+    c = torch.full((128, 128), float("nan"), device="cuda")
+    one_product[(1,)](a, b, c, BM=128, BN=128, BK=64, num_warps=8)
+    expected = 2 * a.double() @ b.double()
+    assert ((c.double() - expected).norm() / expected.norm()).item() < 2e-3
+    ptx = one_product.warmup(a, b, c, BM=128, BN=128, BK=64, num_warps=8, grid=(1,)).asm["ptx"]
+    assert TF32_A_REGISTERS.findall(ptx) == ["128"] * 8
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))

@@ -26,7 +26,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma
+from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma, wgmma_swapped
 from .base import PassError, TilePass
 from .layouts import Blocked, Interleaved, Slice, constant_classes, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
@@ -451,7 +451,9 @@ class _KernelLowering:
         if self.wgmma:
             kind = wgmma.wgmma_kind(dot, self.num_warps)
             if kind is not None:
-                return wgmma, kind
+                return (
+                    wgmma_swapped if wgmma_swapped.applies(dot, self.num_warps, self.axis) else wgmma
+                ), kind
         if self.mma:
             kind = mma.mma_kind(dot, self.num_warps)
             if kind is not None:

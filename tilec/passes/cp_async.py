@@ -43,7 +43,8 @@ the other dot computes). Each stream commits one group per iteration and the rin
 order, so the waits count the groups of all the loop's rings (plan).
 
 A column-major 16-bit A streams too, into an M-major ring (wgmma.Staging's `a_m_major`) that the
-instruction reads transposed.
+instruction reads transposed. A tf32 dot with a row-major B goes transposed (wgmma_swapped.py): its
+A and B stream as they lie in memory, into wgmma_swapped.SwappedStaging.
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
 along when it qualifies, else it is stored from registers into the same buffers or, when it goes to
@@ -60,7 +61,7 @@ from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
 
-from . import mma, tma, wgmma
+from . import mma, tma, wgmma, wgmma_swapped
 from .base import ops_named
 from .layouts import Blocked
 from .lowering_common import segments
@@ -296,9 +297,10 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     if kind is None or wgmma.promoted_group(dot, kind) or loop is None or loop.name != "scf.for":
         return None
     elem_bytes = wgmma.element_bytes(kind)
+    swapped = wgmma_swapped.applies(dot, warps, lowering.axis)
     streams, carried, modes, depths = {}, set(), {}, set()
     for index in (0, 1):
-        found = _stream(lowering, loop, dot, index, elem_bytes)
+        found = _stream(lowering, loop, dot, index, elem_bytes, swapped)
         if found is not None:
             stream, mode, values = found
             streams[index], modes[index] = stream, mode
@@ -307,6 +309,9 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     if 1 not in streams or len(depths) != 1:
         return None
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
+    if swapped:  # 16-byte copies of both operands as they lie in memory (wgmma_swapped.py)
+        staging = wgmma_swapped.SwappedStaging(m, n, k, warps, swizzle=True)
+        return Ring(dot, loop, depths.pop(), staging, streams, carried)
     a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)
     a_m_major = modes.get(0) == "m-major"
     staging = wgmma.Staging(
@@ -348,9 +353,10 @@ def peel(dot: ir.Operation, index: int):
             return value, transposed
 
 
-def _stream(lowering, loop, dot, index: int, elem_bytes: int):
+def _stream(lowering, loop, dot, index: int, elem_bytes: int, swapped: bool = False):
     """(Stream, staging mode of the operand, the values it makes register-free) when operand
-    `index` of `dot` comes from a chain of prefetched loads that cp.async can take, else None."""
+    `index` of `dot` comes from a chain of prefetched loads that cp.async can take, else None.
+    `swapped`: the dot goes transposed (wgmma_swapped.py), its B copied as it lies in memory."""
     body = loop.regions[0].blocks[0]
     peeled = peel(dot, index)
     if peeled is None:
@@ -384,14 +390,16 @@ def _stream(lowering, loop, dot, index: int, elem_bytes: int):
         values |= {init, loop.results[slot]}
     mode, width = None, 16 // elem_bytes
     for load in [*prologue, ahead]:
-        found = _copyable(lowering, load, index, transposed, elem_bytes)
+        found = _copyable(lowering, load, index, transposed, elem_bytes, swapped)
         if found is None or (mode is not None and found[0] != mode):
             return None
         mode, width = found[0], min(width, found[1])
     return Stream(index, prologue, ahead, width), mode, values
 
 
-def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_bytes: int):
+def _copyable(
+    lowering, load: ir.Operation, index: int, transposed: bool, elem_bytes: int, swapped: bool = False
+):
     """(staging mode, elements per copy) when cp.async can put this load's tile where the MMA reads
     it: vectors of 4 to 16 bytes contiguous in the staging layout, masked-off elements zero."""
     if "volatile" in load.attributes or not zero_filled(load):
@@ -404,13 +412,19 @@ def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_b
     if not isinstance(layout, Blocked):
         return None
     row_major = layout.order[0] == 1
-    if index == 0:  # K-major, or M-major when 16-bit (the instruction transposes it)
+    if swapped:  # row-major A and B, each in rows as in memory (wgmma_swapped.SwappedStaging)
+        # (as tile-pipeline-loads' _swapped_streamable decides, which gave the loads their depth)
+        info = lowering.axis.get(segments(load)["ptr"][0])
+        in_rows = info.contiguity[1] > 1 and info.contiguity[0] == 1
+        mode = "swapped" if row_major and in_rows else None
+    elif index == 0:  # K-major, or M-major when 16-bit (the instruction transposes it)
         mode = "a" if row_major else "m-major" if elem_bytes == 2 else None
     elif transposed:
         mode = "trans" if row_major else None
     elif not row_major:
         # K-contiguous in memory too (a row-major fp32 B loaded K-neighbours per thread for 16-byte
-        # stores, wgmma.row_major_tf32_b_loads, would go one value per copy: it stays in registers)
+        # stores, wgmma.row_major_tf32_b_loads, would go one value per copy: it stays in registers;
+        # most such dots go transposed instead, wgmma_swapped.py)
         info = lowering.axis.get(segments(load)["ptr"][0])
         mode = "k-major" if info.contiguity[0] > 1 else None
     else:
@@ -422,7 +436,8 @@ def _copyable(lowering, load: ir.Operation, index: int, transposed: bool, elem_b
     width = lowering.access_width(seg["ptr"][0], mask, layout, elem_bytes)
     if width * elem_bytes < 4:
         # too narrow for cp.async; a descriptor tile may still go by tensor copies (width 0)
-        return (mode, 0) if lowering.tma and tma.descriptor_of(load) is not None else None
+        tensor_copy = lowering.tma and not swapped and tma.descriptor_of(load) is not None
+        return (mode, 0) if tensor_copy else None
     return mode, width
 
 

@@ -31,7 +31,7 @@ from mlir.dialects import arith, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
-from . import cp_async, mma, wgmma
+from . import cp_async, mma, wgmma, wgmma_swapped
 from .base import TilePass, ops_named
 from .hoist_loads import is_pure, may_write
 from .lowering_common import segments
@@ -79,6 +79,12 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
         kind = wgmma.wgmma_kind(dot, num_warps)
         if kind is None or wgmma.promoted_group(dot, kind):
             continue
+        if wgmma_swapped.applies(dot, num_warps, axis):
+            found = {index: load for index in (0, 1) if (load := _swapped_streamable(dot, index, loop, axis))}
+            if 1 in found:  # B streams (A too when it can, else it is stored from registers)
+                (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
+                dots.append((dot, list(found.values()), wgmma_swapped.stage_bytes(m, n, k)))
+            continue
         found = {index: load for index in (0, 1) if (load := _streamable(dot, index, kind, loop, axis))}
         if 1 in found:
             dots.append((dot, list(found.values()), wgmma.stage_bytes(dot, kind)))
@@ -92,6 +98,20 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
             chosen.append(entry)
     depth = max([1, *(d for d in range(1, wanted + 1) if total(chosen, d) <= mma.SMEM_LIMIT)])
     return {load: depth for _, loads, _ in chosen for load in loads}
+
+
+def _swapped_streamable(dot, index: int, loop, axis):
+    """The tile.load operand `index` of a transposed tf32 dot (wgmma_swapped.py) comes from, when it
+    is row-major in memory, so that cp.async copies it in rows as it lies there, else None."""
+    value = dot.operands[index]
+    if isinstance(value.owner, ir.Block) or len(list(value.uses)) != 1:
+        return None
+    load = value.owner.operation
+    if load.name != "tile.load" or load.parent != loop or "volatile" in load.attributes:
+        return None
+    info = axis.get(load.operands[0])
+    row_major = info.contiguity[1] > 1 and info.contiguity[0] == 1
+    return load if row_major and cp_async.zero_filled(load) else None
 
 
 def _streamable(dot, index: int, kind: str, loop, axis):

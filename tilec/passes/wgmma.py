@@ -24,7 +24,8 @@ core matrices of 8 rows x 16 bytes stored as 128 contiguous bytes:
        or, for B = tl.trans(X), K-major like A from X's registers (imm-trans-b = 0)
 The strides carry 16 bytes of padding where a warp's 16-byte stores would otherwise land on one bank
 (eight lanes storing eight neighbouring core matrices of a row). 8-bit inputs use the same cores with
-16 values per row, tf32 with 4 (both K-major only: a row-major B is stored transposed).
+16 values per row, tf32 with 4 (both K-major only: a row-major 8-bit B is stored transposed, a
+row-major fp32 B makes the dot go transposed, wgmma_swapped.py).
 """
 
 from __future__ import annotations
@@ -196,17 +197,22 @@ def _column_major_layout(lowering, b):
 
 
 def row_major_tf32_b_loads(fn, num_warps: int, axis) -> dict:
-    """{tile.load: layout} for the row-major fp32 B tiles of tf32 warpgroup-MMA dots (the instruction
-    reads B K-major only), through prefetching's loop-carried copies: loaded four K-neighbours per
+    """{tile.load: layout} for the row-major fp32 B tiles of tf32 warpgroup-MMA dots that do not go
+    transposed (wgmma_swapped.py; the instruction reads B K-major only), through prefetching's
+    loop-carried copies: loaded four K-neighbours per
     thread and the lanes along N, each load instruction still covers 128 contiguous bytes (4 bytes
     a lane), and the four values go to the K-major buffer in one 16-byte store. In the row-major
     load layout they went in four 4-byte stores, four lanes to a bank: 4096^3 on an H200, row-major
     B 99 -> 208 TFLOP/s (a column-major one streams at 298). Not for 8-bit B: sixteen 1-byte loads a
     thread would cover 32 bytes a warp each, where the row-major layout loads 16 bytes a lane."""
+    from . import wgmma_swapped  # imports this module
+
     found = {}
     for dot in ops_named(fn, "tile.dot"):
         if wgmma_kind(dot, num_warps) != "tf32.tf32" or transposed_b_source(dot) is not None:
             continue
+        if wgmma_swapped.applies(dot, num_warps, axis):
+            continue  # B streams as it lies in memory
         loads = _loads_behind(dot.operands[1])
         if not loads:
             continue
@@ -494,6 +500,87 @@ def b_mode(lowering, op) -> str:
     return "k-major" if a_kind in K_MAJOR_ONLY else "n-major"
 
 
+class DotBuffer:
+    """The shared memory one warpgroup-MMA dot's operands are in for this iteration, and the
+    synchronization around it: a ring's buffer (cp_async.Ring), one of STAGES buffers of a dot whose
+    MMA stays in flight into the next iteration (`pipelined`: (loop, position of the accumulator)),
+    a buffer of its own rewritten every iteration behind a barrier (`war`), or the scratch space."""
+
+    def __init__(self, base, pipelined, war, iteration, smem_ptr_type, dynamic_index):
+        self.base, self.pipelined, self.war, self.iteration = base, pipelined, war, iteration
+        self._ptr_type, self._dynamic_index = smem_ptr_type, dynamic_index
+
+    @classmethod
+    def choose(cls, lowering, op, ring, stage_bytes: int, pipelined, smem_ptr_type, dynamic_index):
+        i32 = ir.IntegerType.get_signless(32)
+        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        war = iteration = None
+
+        def buffer_at(region, stages, index):
+            if index.type != i32:
+                index = arith.index_cast(i32, index)
+            offset = arith.muli(arith.remui(index, _c(stages)), _c(stage_bytes))
+            return llvm.GEPOp(smem_ptr_type, region, [offset], [dynamic_index], i8, 0).result
+
+        if ring is not None:
+            iteration = ring.iteration(lowering)
+            base = buffer_at(ring.region, ring.stages, iteration)
+            ring.wait_for_current(iteration)
+            if pipelined is not None:
+                lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
+        elif pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
+            loop, position = pipelined
+            region = lowering.smem_region(STAGES * stage_bytes)
+            lb, step = lowering.scalar(loop.operands[0]), lowering.scalar(loop.operands[2])
+            iv = lowering.scalar(loop.regions[0].blocks[0].arguments[0])
+            base = buffer_at(region, STAGES, arith.divsi(arith.subi(iv, lb), step))
+            lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
+        elif enclosing_loop(op) is not None and _region_fits(lowering, stage_bytes):
+            # A buffer of its own, rewritten every iteration: its write waits at a barrier for the last
+            # iteration's MMA (all warpgroups') to be done with it, a barrier elide_war_barriers drops
+            # where another one in the loop body already separates the two.
+            pipelined = None
+            base = lowering.smem_region(stage_bytes)
+            war = gpu.BarrierOp().operation
+        else:
+            pipelined = None
+            base = lowering.smem(stage_bytes)
+            lowering.smem_write_fence()
+        return cls(base, pipelined, war, iteration, smem_ptr_type, dynamic_index)
+
+    def byte_at(self, region_offset: int, offset: ir.Value) -> ir.Value:
+        """The shared-memory address `offset` (+ `region_offset`) bytes into the buffer."""
+        total = arith.addi(offset, _c(region_offset)) if region_offset else offset
+        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        return llvm.GEPOp(self._ptr_type, self.base, [total], [self._dynamic_index], i8, 0).result
+
+    def publish(self, lowering, ring, stored_from_registers: bool) -> None:
+        """After the operands' stores: make them visible to the tensor cores, then (in a ring) issue
+        the copies `depth` iterations ahead."""
+        # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
+        # visible to it, then wait for every thread's stores. Copies by cp.async need no proxy fence
+        # (as in Triton, which fences only register-to-shared stores).
+        if stored_from_registers:
+            _asm("fence.proxy.async.shared::cta;")
+        # A ring whose waits its loop's first ring does (cp_async.merge_waits) was made visible by that
+        # dot's barrier, and this dot stored nothing.
+        if ring is None or ring.leader is None or stored_from_registers:
+            visibility = gpu.BarrierOp().operation
+        if self.war is not None:
+            lowering.war_barriers.append((self.war, visibility))
+        if ring is not None:
+            # Past this barrier every warp has waited for its MMA of iteration i - 2, the last reader of
+            # buffer (i + depth) mod (depth + 2): fill it now, before this iteration's MMA, so that the
+            # copies have a whole iteration more to land than when issued after the MMA's wait (2048^3
+            # fp16 at 128x128x64, 4 warps, 3 buffers on an H200: 460 TFLOP/s here, 383 after the wait).
+            ring.issue_ahead(lowering, self.iteration)
+
+    def finish(self, lowering) -> None:
+        """After the MMAs: scratch space (not a buffer of the dot's own) is dirty for the next user."""
+        if self.pipelined is None and self.war is None:
+            lowering.smem_dirty = True
+
+
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering).
 
@@ -511,7 +598,6 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     byte by byte."""
     warps = lowering.num_warps
     ring = lowering.rings.get(op)  # cp_async.Ring: operands already on their way to shared memory
-    war = None  # the barrier before a looped dot's own buffer is rewritten (elide_war_barriers)
     in_smem = ring.operands if ring is not None else {}
     mode = ring.staging.b_mode if ring is not None else b_mode(lowering, op)
     b_source = transposed_b_source(op) if mode == "trans" else None
@@ -534,9 +620,6 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     elem_bytes, per_row, k16 = staging.elem_bytes, staging.per_row, staging.k16
     elem = ir.IntegerType.get_signless(8) if elem_bytes == 1 else tile.element_of(op.operands[0].type)
 
-    i32 = ir.IntegerType.get_signless(32)
-    i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    stage_bytes = staging.bytes
     # fp8 with max_num_imprecise_acc <= K (as Triton): the tensor core sums `group` k-steps (at most
     # that many K values) in its own precision from zero, then the partial sum is added to the
     # accumulator in fp32; each group waits for its MMAs, so such a dot is not pipelined
@@ -544,42 +627,16 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     group, promoted = total_steps, promoted_group(op, kind)
     if promoted:
         group = promoted
-    pipelined = None if promoted else pipelined_loop(op)
-
-    def buffer_at(region, stages, index):
-        if index.type != i32:
-            index = arith.index_cast(i32, index)
-        offset = arith.muli(arith.remui(index, _c(stages)), _c(stage_bytes))
-        return llvm.GEPOp(smem_ptr_type, region, [offset], [dynamic_index], i8, 0).result
-
-    if ring is not None:
-        iteration = ring.iteration(lowering)
-        base = buffer_at(ring.region, ring.stages, iteration)
-        ring.wait_for_current(iteration)
-        if pipelined is not None:
-            lowering.waits_after_loop.setdefault(pipelined[0].operation, set()).add(pipelined[1])
-    elif pipelined is not None and STAGES * stage_bytes <= mma.SMEM_LIMIT:
-        loop, position = pipelined
-        region = lowering.smem_region(STAGES * stage_bytes)
-        lb, step = lowering.scalar(loop.operands[0]), lowering.scalar(loop.operands[2])
-        iteration = arith.divsi(arith.subi(lowering.scalar(loop.regions[0].blocks[0].arguments[0]), lb), step)
-        base = buffer_at(region, STAGES, iteration)
-        lowering.waits_after_loop.setdefault(loop.operation, set()).add(position)
-    elif enclosing_loop(op) is not None and _region_fits(lowering, stage_bytes):
-        # A buffer of its own, rewritten every iteration: its write waits at a barrier for the last
-        # iteration's MMA (all warpgroups') to be done with it, a barrier elide_war_barriers drops
-        # where another one in the loop body already separates the two.
-        pipelined = None
-        base = lowering.smem_region(stage_bytes)
-        war = gpu.BarrierOp().operation
-    else:
-        pipelined = None
-        base = lowering.smem(stage_bytes)
-        lowering.smem_write_fence()
-
-    def byte_at(region_offset: int, offset: ir.Value) -> ir.Value:
-        total = arith.addi(offset, _c(region_offset)) if region_offset else offset
-        return llvm.GEPOp(smem_ptr_type, base, [total], [dynamic_index], i8, 0).result
+    buffer = DotBuffer.choose(
+        lowering,
+        op,
+        ring,
+        staging.bytes,
+        None if promoted else pipelined_loop(op),
+        smem_ptr_type,
+        dynamic_index,
+    )
+    pipelined, byte_at = buffer.pipelined, buffer.byte_at
 
     if a_fragments:
         a_words = _a_fragments(a_regs, a_layout, m, k16, groups=warps // 4)
@@ -593,24 +650,9 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         else:  # a row-major B stored K-major: consecutive n are 16 bytes apart, one value each
             transposing = mode == "k-major"
             mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
-    # The tensor cores read shared memory through the async proxy: make the generic-proxy stores
-    # visible to it, then wait for every thread's stores. Copies by cp.async need no proxy fence
-    # (as in Triton, which fences only register-to-shared stores).
-    stored_from_registers = 1 not in in_smem or not (a_fragments or 0 in in_smem)
-    if stored_from_registers:
-        _asm("fence.proxy.async.shared::cta;")
-    # A ring whose waits its loop's first ring does (cp_async.merge_waits) was made visible by that
-    # dot's barrier, and this dot stored nothing.
-    if ring is None or ring.leader is None or stored_from_registers:
-        visibility = gpu.BarrierOp().operation
-    if war is not None:
-        lowering.war_barriers.append((war, visibility))
-    if ring is not None:
-        # Past this barrier every warp has waited for its MMA of iteration i - 2, the last reader of
-        # buffer (i + depth) mod (depth + 2): fill it now, before this iteration's MMA, so that the
-        # copies have a whole iteration more to land than when issued after the MMA's wait (2048^3
-        # fp16 at 128x128x64, 4 warps, 3 buffers on an H200: 460 TFLOP/s here, 383 after the wait).
-        ring.issue_ahead(lowering, iteration)
+    buffer.publish(
+        lowering, ring, stored_from_registers=1 not in in_smem or not (a_fragments or 0 in in_smem)
+    )
 
     a_fields, b_fields = staging.a_fields(), staging.b_fields()
     groups = warps // 4
@@ -665,8 +707,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         waited = _tied_asm(f"wgmma.wait_group.sync.aligned {pending};", [source[r] for r in touched])
         for r, v in zip(touched, waited):
             c_regs[r] = arith.addf(c_regs[r], v) if promoted else v
-    if pipelined is None and war is None:
-        lowering.smem_dirty = True
+    buffer.finish(lowering)
     lowering.set_natural(op.results[0], c_layout, c_regs)
 
 

@@ -94,6 +94,80 @@ func.func @matmul(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name
 
 // -----
 
+// tf32 with a row-major B: the instruction reads tf32 operands K-major only, so the dot is issued
+// transposed (wgmma_swapped.py): m64n64k8 with B^T's fragments as A, in four registers loaded from B's
+// rows in shared memory, and A^T (A's rows, K-major) by descriptor. Both operands stream in 16-byte
+// copies as they lie in memory. The previous iteration's MMA is waited for after the barrier, before
+// the fragment loads rewrite the registers it may still read; none is left in flight at the end.
+// CHECK-LABEL: gpu.func @matmul_tf32
+// CHECK: scf.for
+// CHECK: "cp.async.wait_group 2;"
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-16: llvm.load {{.*}} -> f32
+// CHECK: "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1;
+// CHECK: "wgmma.commit_group.sync.aligned;"
+// CHECK-NOT: wgmma.wait_group
+// CHECK: scf.yield
+// CHECK: "cp.async.wait_group 0;"
+// CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// ONE-LABEL: gpu.func @matmul_tf32
+// ONE: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1;
+func.func @matmul_tf32(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.divisibility = 16 : i32, tile.name = "K"}) attributes {tile.kernel} {
+  %0 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %1 = "tile.make_range"() {end = 32 : i32, start = 0 : i32} : () -> tensor<32xi32>
+  %2 = "tile.expand_dims"(%0) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  %3 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+  %4 = arith.muli %2, %3 : tensor<64x1xi32>
+  %5 = "tile.splat"(%arg0) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+  %6 = "tile.addptr"(%5, %4) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+  %7 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+  %8 = "tile.broadcast"(%6) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x32x!tile.ptr<f32>>
+  %9 = "tile.broadcast"(%7) : (tensor<1x32xi32>) -> tensor<64x32xi32>
+  %10 = "tile.addptr"(%8, %9) : (tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f32>>
+  %11 = "tile.expand_dims"(%1) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %cst = arith.constant dense<64> : tensor<32x1xi32>
+  %12 = arith.muli %11, %cst : tensor<32x1xi32>
+  %13 = "tile.splat"(%arg1) : (!tile.ptr<f32>) -> tensor<32x1x!tile.ptr<f32>>
+  %14 = "tile.addptr"(%13, %12) : (tensor<32x1x!tile.ptr<f32>>, tensor<32x1xi32>) -> tensor<32x1x!tile.ptr<f32>>
+  %15 = "tile.expand_dims"(%0) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %16 = "tile.broadcast"(%14) : (tensor<32x1x!tile.ptr<f32>>) -> tensor<32x64x!tile.ptr<f32>>
+  %17 = "tile.broadcast"(%15) : (tensor<1x64xi32>) -> tensor<32x64xi32>
+  %18 = "tile.addptr"(%16, %17) : (tensor<32x64x!tile.ptr<f32>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f32>>
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %c0_i32 = arith.constant 0 : i32
+  %c32_i32 = arith.constant 32 : i32
+  %19:3 = scf.for %arg4 = %c0_i32 to %arg3 step %c32_i32 iter_args(%arg5 = %cst_0, %arg6 = %10, %arg7 = %18) -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f32>>, tensor<32x64x!tile.ptr<f32>>)  : i32 {
+    %26 = "tile.expand_dims"(%1) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+    %27 = arith.subi %arg3, %arg4 : i32
+    %28 = "tile.splat"(%27) : (i32) -> tensor<1x32xi32>
+    %29 = arith.cmpi slt, %26, %28 : tensor<1x32xi32>
+    %30 = "tile.broadcast"(%29) : (tensor<1x32xi1>) -> tensor<64x32xi1>
+    %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x32xf32>
+    %31 = "tile.load"(%arg6, %30, %cst_4) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi1>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %32 = "tile.load"(%arg7) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x64x!tile.ptr<f32>>) -> tensor<32x64xf32>
+    %33 = "tile.dot"(%31, %32, %arg5) {input_precision = "tf32"} : (tensor<64x32xf32>, tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %cst_6 = arith.constant dense<32> : tensor<64x32xi32>
+    %34 = "tile.addptr"(%arg6, %cst_6) : (tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f32>>
+    %cst_7 = arith.constant dense<2048> : tensor<32x64xi32>
+    %35 = "tile.addptr"(%arg7, %cst_7) : (tensor<32x64x!tile.ptr<f32>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f32>>
+    scf.yield %33, %34, %35 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f32>>, tensor<32x64x!tile.ptr<f32>>
+  }
+  %cst_2 = arith.constant dense<64> : tensor<64x1xi32>
+  %20 = arith.muli %2, %cst_2 : tensor<64x1xi32>
+  %21 = "tile.splat"(%arg2) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+  %22 = "tile.addptr"(%21, %20) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+  %23 = "tile.broadcast"(%22) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x64x!tile.ptr<f32>>
+  %24 = "tile.broadcast"(%15) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+  %25 = "tile.addptr"(%23, %24) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%25, %19#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
+  return
+}
+
+// -----
+
 // Attention's two dots (softmax left out): each streams its B (K, then V) through a ring of its own
 // with depth + 1 buffers (the MMA reading a buffer is done for every warp at the next iteration's
 // barrier). The prologue's copies go iteration by iteration, K before V (four commit groups). One
