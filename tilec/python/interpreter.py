@@ -88,13 +88,33 @@ def _wide(x: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 
 
+def _process_mappings() -> list[tuple[int, int, bool, bool]]:
+    """(start, end, readable, writable) of every memory mapping of this process, from Linux's
+    /proc/self/maps ([] where there is none)."""
+    try:
+        with open("/proc/self/maps") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        span, perms = line.split()[:2]
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        found.append((lo, hi, perms[0] == "r", perms[1] == "w"))
+    return found
+
+
 class Memory:
-    """The host buffers a launch may touch, as byte views at their real addresses."""
+    """The host buffers a launch may touch, as byte views at their real addresses: the arrays passed
+    to the kernel and, once the kernel makes pointers from integers (a table of addresses, as
+    Triton's grouped GEMM reads), the process's memory mappings those addresses fall in (`adopt`)."""
 
     def __init__(self):
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.views: list[np.ndarray] = []
+        # mappings adopted for pointers made from integers: (start, end, byte view, writable)
+        self.mappings: list[tuple[int, int, np.ndarray, bool]] = []
 
     def add(self, array: np.ndarray) -> int:
         """Registers the memory an array spans (strides included); returns its data address."""
@@ -118,7 +138,24 @@ class Memory:
         self.views.insert(order, raw)
         return address
 
+    def adopt(self, addresses: np.ndarray) -> None:
+        """Makes the memory mappings of this process that hold `addresses` (pointers a kernel made
+        from integers) readable by the launch, and writable where the mapping is. Addresses in no
+        readable mapping (0, garbage) stay unknown: an access through them fails with an error, not
+        a crash. Linux only (/proc/self/maps); elsewhere such pointers must point into arrays passed
+        to the kernel."""
+        for address in np.unique(np.asarray(addresses, dtype=np.int64)):
+            address = int(address)
+            if any(lo <= address < hi for lo, hi, _, _ in self.mappings):
+                continue
+            for lo, hi, readable, writable in _process_mappings():
+                if lo <= address < hi and readable:
+                    raw = (np.ctypeslib.ctypes.c_uint8 * (hi - lo)).from_address(lo)
+                    self.mappings.append((lo, hi, np.ctypeslib.as_array(raw), writable))
+                    break
+
     def _locate(self, addresses: np.ndarray, size: int, what: str):
+        """Per address, the region it lies in: an index into `views`, or len(views) + j for mapping j."""
         starts = np.asarray(self.starts, dtype=np.int64)
         ends = np.asarray(self.ends, dtype=np.int64)
         which = np.searchsorted(starts, addresses, side="right") - 1
@@ -127,13 +164,30 @@ class Memory:
             if len(starts)
             else np.zeros_like(addresses, bool)
         )
+        for j, (lo, hi, _, writable) in enumerate(self.mappings):
+            inside = ~ok & (addresses >= lo) & (addresses + size <= hi)
+            if inside.any() and what == "store" and not writable:
+                bad = int(addresses[inside].flat[0])
+                raise InterpreterError(
+                    f"store of {size} byte(s) at address {bad:#x}: the memory is read-only"
+                )
+            which = np.where(inside, len(self.views) + j, which)
+            ok = ok | inside
         if not np.all(ok):
             bad = int(addresses[~ok].flat[0])
             raise InterpreterError(
                 f"out-of-bounds {what} of {size} byte(s) at address {bad:#x}: not inside any array passed "
-                "to the kernel (is a mask missing? pointers made from integers must point into those arrays)"
+                "to the kernel (is a mask missing? pointers made from integers must point into memory "
+                "this process holds)"
             )
         return which
+
+    def _region(self, index: int) -> tuple[int, np.ndarray]:
+        """(start address, byte view) of region `index` as _locate numbers them."""
+        if index < len(self.views):
+            return self.starts[index], self.views[index]
+        lo, _, view, _ = self.mappings[index - len(self.views)]
+        return lo, view
 
     def read(self, addresses: np.ndarray, dtype: np.dtype) -> np.ndarray:
         addresses = addresses.astype(np.int64, copy=False)
@@ -145,8 +199,9 @@ class Memory:
         offsets = np.arange(dtype.itemsize)
         for b in np.unique(flat_w):
             sel = flat_w == b
-            rel = flat_a[sel] - self.starts[b]
-            raw = self.views[b][rel[:, None] + offsets]
+            start, view = self._region(int(b))
+            rel = flat_a[sel] - start
+            raw = view[rel[:, None] + offsets]
             flat_o[sel] = np.ascontiguousarray(raw).view(dtype).reshape(-1)
         return out
 
@@ -161,8 +216,9 @@ class Memory:
         raw_values = values.view(np.uint8).reshape(-1, size)
         for b in np.unique(which):
             sel = which == b
-            rel = addresses[sel] - self.starts[b]
-            self.views[b][rel[:, None] + offsets] = raw_values[sel]
+            start, view = self._region(int(b))
+            rel = addresses[sel] - start
+            view[rel[:, None] + offsets] = raw_values[sel]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -719,8 +775,24 @@ _HANDLERS["tile.broadcast"] = _shape_handler(lambda op, shape: lambda x: np.broa
 _HANDLERS["tile.expand_dims"] = _shape_handler(lambda op, shape: lambda x: x.reshape(shape))
 _HANDLERS["tile.reshape"] = _shape_handler(lambda op, shape: lambda x: x.reshape(shape))
 _HANDLERS["tile.convert_layout"] = _shape_handler(lambda op, shape: lambda x: x)
-# pointers are int64 addresses: casting between pointer types and to or from int64 keeps the value
-_HANDLERS["tile.ptr_cast"] = _shape_handler(lambda op, shape: lambda x: _arr(x).astype(np.int64))
+
+
+@handles("tile.ptr_cast")
+def _ptr_cast(tr, op):
+    """Pointers are int64 addresses: a cast between pointer types or to or from int64 keeps the
+    value. Pointers made from integers make their memory known to the launch (Memory.adopt)."""
+    src, out = tr.slot(op.operands[0]), tr.slot(op.results[0])
+    from_integers = not tile.is_ptr(tile.element_of(op.operands[0].type))
+
+    def step(env, state):
+        addresses = _arr(env[src]).astype(np.int64)
+        if from_integers:
+            state.memory.adopt(addresses)
+        env[out] = addresses
+
+    return step
+
+
 _HANDLERS["tile.trans"] = _shape_handler(
     lambda op, shape: (lambda order: lambda x: np.transpose(x, order))(
         list(ir.DenseI32ArrayAttr(op.attributes["order"]))
