@@ -146,6 +146,31 @@ def test_wrong_argument_type_is_a_type_error(monkeypatch):
     assert "argument 'n' has unsupported type str" in str(info.value)
 
 
+@pytest.mark.parametrize("mode", ["interpreter", "cpu"])
+def test_unknown_keyword_is_refused_on_every_launch(mode, monkeypatch):
+    """A keyword that is neither a parameter nor a launch option is an error on a repeated launch
+    too (whose arguments skip the binding of the first), not silently dropped."""
+    monkeypatch.setenv(
+        "TILEC_INTERPRET" if mode == "interpreter" else "TILEC_TARGET",
+        "1" if mode == "interpreter" else "cpu",
+    )
+    x = np.zeros(4, np.float32)
+    fine[(1,)](x, 4, BLOCK=16)
+    with pytest.raises(TypeError) as info:
+        fine[(1,)](x, 4, BLOCK=16, BLOCKSIZE=16)
+    assert f"{HERE}:{line_of(fine, 'def fine')}" in str(info.value)
+    assert "unexpected keyword argument 'BLOCKSIZE'" in str(info.value)
+
+
+@pytest.mark.parametrize("grid", [(1.5,), (2, 0.5), lambda meta: (4 / 2,)], ids=["float", "2-d", "callable"])
+def test_grid_of_floats_is_refused(grid, monkeypatch):
+    """A float grid (a `/` where `//` or tl.cdiv was meant) is an error, not truncated."""
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    with pytest.raises(TypeError, match="grid dimensions must be integers"):
+        fine[grid](np.zeros(4, np.float32), 4, BLOCK=16)
+    fine[(np.int64(1), 1)](np.zeros(4, np.float32), 4, BLOCK=16)  # NumPy ints are ints
+
+
 def test_fp8_atomics_are_rejected_on_every_target(monkeypatch):
     import ml_dtypes
 

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import inspect
 import numbers
+import operator
 import os
 
 import numpy as np
@@ -246,6 +247,15 @@ class JITFunction:
                     f"{self.__name__}: num_ctas={ctas!r}: thread block clusters are not supported by tilec "
                     "(num_ctas=1 is)"
                 )
+        unknown = [
+            name for name in kwargs if name not in params and name not in _TRITON_OPTIONS_NOT_SUPPORTED
+        ]
+        if unknown:  # (a first launch would fail to bind them; a repeated one must fail alike)
+            src = self.source_info()
+            raise TypeError(
+                f"{src.filename}:{src.fndef.lineno}: {self.__name__}(): unexpected keyword argument "
+                f"'{unknown[0]}' (neither a parameter of the kernel nor a launch option)"
+            )
         if maxnreg is not None and (type(maxnreg) is not int or not 16 <= maxnreg <= 255):
             raise TypeError(f"{self.__name__}: maxnreg must be an int from 16 to 255, got {maxnreg!r}")
         for name in _TRITON_OPTIONS_NOT_SUPPORTED:
@@ -508,7 +518,10 @@ def _resolve_grid(grid, bound) -> tuple[int, int, int]:
         grid = grid(dict(bound))
     if isinstance(grid, numbers.Integral):
         grid = (grid,)
-    grid = tuple(int(g) for g in grid)
+    try:
+        grid = tuple(operator.index(g) for g in grid)  # ints (NumPy's, torch's too), never floats
+    except TypeError:
+        raise TypeError(f"grid dimensions must be integers, got {grid}") from None
     if not 1 <= len(grid) <= 3:
         raise ValueError(f"grid must have 1 to 3 dimensions, got {grid}")
     if any(g < 0 for g in grid):
