@@ -70,3 +70,99 @@ func.func @floats(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   } -> tensor<16xf32>
   return %u, %w : tensor<16xf32>, tensor<16xf32>
 }
+// Ten consumers (layernorm's columns feed nine: the loads of x, w and b, the mask, the store, in
+// both versions tile-cpu-version-masks makes): each still gets a copy (more than 32 would not).
+// CHECK-LABEL: func.func @ten_uses
+// CHECK-COUNT-10: linalg.index 0
+// CHECK-NOT: linalg.index
+func.func @ten_uses(%base: i64) -> (tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>) {
+  %e32 = tensor.empty() : tensor<16xi32>
+  %offs = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e32 : tensor<16xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    linalg.yield %c : i32
+  } -> tensor<16xi32>
+  %e64 = tensor.empty() : tensor<16xi64>
+  %p0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 0 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 4096 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 8192 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 12288 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 16384 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 20480 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p6 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 24576 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p7 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 28672 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p8 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 32768 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  %p9 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%offs : tensor<16xi32>) outs(%e64 : tensor<16xi64>) {
+  ^bb0(%o: i32, %out: i64):
+    %w = arith.extsi %o : i32 to i64
+    %k = arith.constant 36864 : i64
+    %a = arith.addi %base, %w : i64
+    %b = arith.addi %a, %k : i64
+    linalg.yield %b : i64
+  } -> tensor<16xi64>
+  return %p0, %p1, %p2, %p3, %p4, %p5, %p6, %p7, %p8, %p9 : tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xi64>
+}
