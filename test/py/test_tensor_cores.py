@@ -187,6 +187,115 @@ def test_tf32_row_major_b_without_loop_on_gpu():
     assert TF32_A_REGISTERS.findall(ptx) == ["128"] * 8
 
 
+@tilec.jit
+def attention_fp32(
+    q_ptr, k_ptr, v_ptr, out_ptr, seq_len, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
+    """fp32 flash attention: `p @ v` has a row-major B but an A computed in the loop, which keeps it
+    off the transposed form (wgmma_swapped.applies)."""
+    base = tl.program_id(1) * seq_len * D
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    q = tl.load(
+        q_ptr + base + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0
+    )
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start in range(0, seq_len, BN):
+        offs_n = start + tl.arange(0, BN)
+        rows = offs_n[:, None] < seq_len
+        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        s = tl.where(offs_n[None, :] < seq_len, tl.dot(q, tl.trans(k)), -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p, v)
+        m_i = m_new
+    tl.store(
+        out_ptr + base + offs_m[:, None] * D + offs_d[None, :],
+        acc / l_i[:, None],
+        mask=offs_m[:, None] < seq_len,
+    )
+
+
+@tilec.jit
+def two_products(
+    a_ptr, b_ptr, c_ptr, d_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    """out[0] = A @ B and out[1] = C @ D in one K loop: two transposed tf32 dots whose rings share
+    one wait (cp_async.merge_waits)."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    left = rm[:, None] * K + rk[None, :]
+    right = rk[:, None] * BN + rn[None, :]
+    acc1 = tl.zeros((BM, BN), dtype=tl.float32)
+    acc2 = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc1 = tl.dot(tl.load(a_ptr + left + k), tl.load(b_ptr + right + k * BN), acc1)
+        acc2 = tl.dot(tl.load(c_ptr + left + k), tl.load(d_ptr + right + k * BN), acc2)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc1)
+    tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
+
+
+@tilec.jit
+def persistent_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Each program walks tiles num_programs apart, a K loop per tile (a ring inside a tile loop)."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, tl.num_programs(0)):
+        rm = (tile // tiles_n) * BM + tl.arange(0, BM)
+        rn = (tile % tiles_n) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0.0)
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=rn[None, :] < N, other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _relative_error(got, expected):
+    return ((got.double() - expected).norm() / expected.norm()).item()
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4), (128, 128, 8)])
+def test_tf32_attention_on_gpu(config):
+    """fp32 attention against float64 (both dots on tf32 warpgroup MMA)."""
+    import torch
+
+    bm, bn, warps = config
+    heads, seq, d = 2, 1000, 64
+    q, k, v = (torch.randn(heads, seq, d, device="cuda") for _ in range(3))
+    out = torch.full((heads, seq, d), float("nan"), device="cuda")
+    attention_fp32[(tilec.cdiv(seq, bm), heads)](q, k, v, out, seq, D=d, BM=bm, BN=bn, num_warps=warps)
+    expected = torch.softmax(q.double() @ k.double().transpose(1, 2), dim=-1) @ v.double()
+    assert _relative_error(out, expected) < 5e-3
+    ptx = attention_fp32.warmup(q, k, v, out, seq, D=d, BM=bm, BN=bn, num_warps=warps, grid=(1,)).asm["ptx"]
+    assert not TF32_A_REGISTERS.findall(ptx)  # p is computed: p @ v keeps the K-major store of v
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [2, 3])
+def test_tf32_two_products_and_persistent_on_gpu(stages):
+    import torch
+
+    bm, bn, bk, K = 128, 128, 32, 512
+    a, b, c, d = (torch.randn(*s, device="cuda") for s in ((bm, K), (K, bn), (bm, K), (K, bn)))
+    out = torch.full((2, bm, bn), float("nan"), device="cuda")
+    two_products[(1,)](a, b, c, d, out, K, BM=bm, BN=bn, BK=bk, num_warps=8, num_stages=stages)
+    assert _relative_error(out[0], a.double() @ b.double()) < 2e-3
+    assert _relative_error(out[1], c.double() @ d.double()) < 2e-3
+    M, N, K = 1000, 528, 320
+    a, b = torch.randn(M, K, device="cuda"), torch.randn(K, N, device="cuda")
+    out = torch.full((M, N), float("nan"), device="cuda")
+    persistent_matmul[(7,)](a, b, out, M, N, K, BM=128, BN=128, BK=32, num_warps=8, num_stages=stages)
+    assert _relative_error(out, a.double() @ b.double()) < 2e-3
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "x".join(map(str, c)))

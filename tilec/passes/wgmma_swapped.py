@@ -27,9 +27,9 @@ The instruction's accumulator is C^T in wgmma's own layout; seen from C it is th
 ordinary blocked layout, so epilogues, stores and loop-carried accumulators need nothing special;
 each warpgroup owns 64-row blocks of N (`wgmma._block_row` gives their static offsets).
 
-Used for tf32 dots whose B comes from pointer loads that are row-major in memory (a descriptor's
-tiles keep wgmma.lower_dot's path), when N is whole 64-row blocks per warpgroup and M (the instruction's
-width) at most 256.
+Used for tf32 dots whose A and B come from pointer loads, B's row-major in memory (a descriptor's
+tiles, and an A computed in the loop such as attention's p, keep wgmma.lower_dot's path), when N
+is whole 64-row blocks per warpgroup and M (the instruction's width) at most 256.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ PAD = 8  # fp32 values after each row of B in shared memory (bank spread of the 
 
 
 def applies(dot, num_warps: int, axis) -> bool:
-    """This tile.dot goes transposed: tf32 warpgroup MMA, B from pointer loads (directly or through
-    prefetching's loop-carried copies) that are row-major in memory, the shape fitting."""
+    """This tile.dot goes transposed: tf32 warpgroup MMA, A and B from pointer loads (directly or
+    through prefetching's loop-carried copies), B's row-major in memory, the shape fitting."""
     if wgmma.wgmma_kind(dot, num_warps) != "tf32.tf32" or wgmma.transposed_b_source(dot) is not None:
         return False
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
@@ -55,6 +55,10 @@ def applies(dot, num_warps: int, axis) -> bool:
         return False
     loads = wgmma._loads_behind(dot.operands[1])
     if not loads:
+        return False
+    # A computed in the loop (attention's p @ v) would be stored from registers every iteration:
+    # not run on a GPU yet in this form, so such dots keep wgmma.lower_dot's path
+    if not wgmma._loads_behind(dot.operands[0]):
         return False
     for load in loads:
         info = axis.get(load.operands[0])
