@@ -299,6 +299,26 @@ def _torch_fp8_types(torch) -> dict:
     }
 
 
+@pytest.mark.parametrize("layout", B_LAYOUTS)
+def test_amd_int8_dot_uses_integer_mfma(layout):
+    """CDNA3 (gfx942): v_mfma_i32_16x16x32_i8, eight int8 values of K per lane in one 64-bit
+    operand; CDNA2 (gfx90a), which has no such instruction, v_mfma_i32_16x16x16_i8 with four. Not
+    executed (no AMD GPU): the code object is checked; the interpreter and the CPU target compute
+    the same kernel exactly (test_int8_dot_accumulates_exactly_in_int32)."""
+    pytest.importorskip("llvmlite")
+    from tilec.targets.tools import find_lld
+
+    if find_lld() is None:
+        pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
+    config = (64, 64, 64, 4)  # 1 block of rows a wave, 4 of columns, K 64: 2 (gfx942) or 4 k-steps
+    for arch, name, steps in (
+        ("gfx942", "v_mfma_i32_16x16x32_i8", 2),
+        ("gfx90a", "v_mfma_i32_16x16x16i8", 4),
+    ):
+        asm = _compile(arch, ("i8", "i8"), config=config, layout=layout).asm["amdgcn"]
+        assert re.findall(r"v_mfma_\w+", asm) == [name] * (4 * steps), arch
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 128, 8), (64, 64, 32, 4), (32, 32, 32, 2)])

@@ -331,17 +331,28 @@ def test_dot_on_gpu(dtype, out, precision, config):
     torch.testing.assert_close(c[:, :N], expected, rtol=tolerance, atol=tolerance * 4)
 
 
-@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16", "fp32"])
 def test_amd_cdna_dot_uses_mfma(dtype):
-    """gfx942/gfx90a: v_mfma_f32_16x16x16 (not executed here: no AMD GPU; the code object is checked)."""
+    """gfx942/gfx90a: v_mfma_f32_16x16x16 for 16-bit inputs, v_mfma_f32_16x16x4_f32 for fp32 (its
+    products in fp32, whatever input_precision asks), one per 16x16 block and k-step (not executed
+    here: no AMD GPU; the code object is checked)."""
     pytest.importorskip("llvmlite")
     from tilec.targets.tools import find_lld
 
     if find_lld() is None:
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
-    suffix = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    name = {
+        "fp16": r"v_mfma_f32_16x16x16_?f16",
+        "bf16": r"v_mfma_f32_16x16x16_?bf16",
+        "fp32": r"v_mfma_f32_16x16x4_?f32",
+    }
+    k_step = 4 if dtype == "fp32" else 16
     for arch in ("gfx942", "gfx90a"):
-        asm = _compile(dtype, "fp32", (64, 64, 32, 4), arch).asm["amdgcn"]
-        assert re.findall(rf"v_mfma_f32_16x16x16_?{suffix}", asm), arch
+        for precision in ("tf32", "ieee") if dtype == "fp32" else ("tf32",):
+            asm = _compile(dtype, "fp32", (64, 64, 32, 4), arch, precision).asm["amdgcn"]
+            # one wave's 16 rows x 4 column blocks x 32 / k_step k-steps
+            assert (
+                len(re.findall(name[dtype], asm)) == 4 * (32 // k_step) == len(re.findall("v_mfma", asm))
+            ), arch
     rdna = _compile(dtype, "fp32", (64, 64, 32, 4), "gfx1100").asm["amdgcn"]
     assert "v_mfma" not in rdna  # RDNA has no MFMA: the FMA lowering

@@ -52,6 +52,7 @@ class ConvertTileToGpuPass(TilePass):
     mma: bool = False  # tl.dot on tensor cores (mma.sync, NVIDIA sm_80 and newer)
     wgmma: bool = False  # tl.dot on warpgroup tensor cores (wgmma.mma_async, NVIDIA sm_90a)
     mfma: bool = False  # tl.dot on matrix cores (v_mfma, AMD CDNA with wave64)
+    mfma_i8_k: int = 32  # K of the int8 matrix instruction: 32 on CDNA3 (gfx94x, gfx950), 16 on gfx90a
     tma: bool = False  # descriptor tiles into warpgroup-MMA rings by tensor copies (tma.py; sm_90a)
 
     def run(self, module: ir.Module) -> None:
@@ -71,6 +72,9 @@ class ConvertTileToGpuPass(TilePass):
             lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.wgmma = self.wgmma and self.vendor == "nvidia" and self.warp_size == 32
             lowering.mfma = self.mfma and self.vendor == "amd" and self.warp_size == 64
+            if self.mfma_i8_k not in (16, 32):
+                raise PassError(f"mfma-i8-k must be 16 or 32, got {self.mfma_i8_k}")
+            lowering.mfma_i8_k = self.mfma_i8_k
             lowering.tma = self.tma and lowering.wgmma
             lowering.run()
             k.erase()
@@ -142,6 +146,7 @@ class _KernelLowering:
         self.mma = False  # set by the pass: tl.dot may use tensor cores (mma.sync)
         self.wgmma = False  # set by the pass: tl.dot may use warpgroup tensor cores (sm_90a)
         self.mfma = False  # set by the pass: tl.dot may use AMD matrix cores
+        self.mfma_i8_k = 32  # set by the pass: which int8 matrix instruction the chip has
         self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
         self.load_layouts: dict = {}  # load result -> column-major layout (contiguous along dim 0 only)
         self.axis = AxisAnalysis()
@@ -459,7 +464,7 @@ class _KernelLowering:
             if kind is not None:
                 return mma, kind
         if self.mfma:
-            kind = mfma.mfma_kind(dot, self.num_warps)
+            kind = mfma.mfma_kind(dot, self.num_warps, self.mfma_i8_k)
             if kind is not None:
                 return mfma, kind
         return None

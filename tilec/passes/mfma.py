@@ -1,47 +1,82 @@
-"""tl.dot on AMD matrix cores (CDNA: gfx90a, gfx94x): `v_mfma_f32_16x16x16_f16` / `_bf16` with an fp32
-accumulator, one wave64 instruction per 16x16x16 block. Used by convert-tile-to-gpu when its `mfma`
-option is on (vendor=amd, warp-size=64).
+"""tl.dot on AMD matrix cores (CDNA: gfx90a, gfx94x, gfx950): one wave64 instruction per 16x16 block and
+k-step, chosen by the operand types:
+    fp16   v_mfma_f32_16x16x16_f16        fp32 accumulator
+    bf16   v_mfma_f32_16x16x16_bf16       fp32 accumulator
+    fp32   v_mfma_f32_16x16x4_f32         fp32 accumulator (any input_precision: fp32 products, as
+                                          exact as "ieee" asks and more than "tf32" needs)
+    int8   v_mfma_i32_16x16x32_i8 (CDNA3) or v_mfma_i32_16x16x16_i8 (CDNA2), int32 accumulator
+Used by convert-tile-to-gpu when its `mfma` option is on (vendor=amd, warp-size=64); `mfma-i8-k`
+says which int8 instruction the chip has (32 on gfx94x/gfx950, 16 on gfx90a).
 
-Operand and result distribution of the 16x16x16 instruction (lane l of the wave, q = l / 16, r = 0..3
-the element within the lane's 4-vector):
-    A  [16 x 16k]   lane l holds row l % 16, k = 4q + r
-    B  [16k x 16]   lane l holds column l % 16, k = 4q + r
-    C  [16 x 16]    lane l holds column l % 16, rows 4q + r
-The accumulator layout is therefore the blocked layout 4x1 elements per thread, 4x16 lanes (lane
-fastest along N), the waves stacked along M: each wave owns whole 16x16 blocks, and the accumulator
-stays in registers across a K loop (plan_layouts gives the loop-carried value that layout).
+Operand and result distribution of a 16x16xK instruction (lane l of the wave, q = l / 16, L = K / 4
+values of K per lane, r = 0..L-1 the value within the lane's operand; AMD's matrix instruction
+layouts, the same for every such instruction):
+    A  [16 x K]    lane l holds row l % 16, k = L q + r
+    B  [K x 16]    lane l holds column l % 16, k = L q + r
+    C  [16 x 16]   lane l holds column l % 16, rows 4q + r (r = 0..3)
+An operand's L values go in one register or register pair: L x 16-bit as a 4-vector, int8 packed 4
+or 8 to a 32- or 64-bit integer (value r in byte r), fp32 one value. The accumulator layout is
+therefore the blocked layout 4x1 elements per thread, 4x16 lanes (lane fastest along N), the waves
+stacked along M: each wave owns whole 16x16 blocks, and the accumulator stays in registers across a
+K loop (plan_layouts gives the loop-carried value that layout).
 
-A and B go through shared memory row-major with padded rows (as for mma.sync): A's four values along K
-are one 8-byte read; B's four (a column) are four 2-byte reads.
+A and B go through shared memory row-major with rows padded by 16 bytes (as for mma.sync): A's L
+values along K are one vector read; B's (a column) are L scalar reads.
 
 Not executed on AMD hardware: there is no AMD GPU to run on. The layouts above follow AMD's
-documentation of the instruction; tests check the generated code object (v_mfma instructions, no
+documentation of the instructions; tests check the generated code object (v_mfma instructions, no
 undefined symbols, register and LDS limits) and the interpreter/CPU results of the same kernels.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mlir import ir
 from mlir.dialects import arith, llvm
+
+from tilec.dialects import tile
 
 from . import mma
 from .layouts import Blocked
 
 TILE = 16
-_INTRINSICS = {"f16": "llvm.amdgcn.mfma.f32.16x16x16f16", "bf16": "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"}
+LDS_LIMIT = 64 * 1024  # LDS per workgroup
+PAD_BYTES = 16  # added to every shared-memory row of A and B
 
 
-def mfma_kind(op, num_warps: int) -> str | None:
-    """The operand type ("f16" or "bf16") when this tile.dot fits the instruction, else None."""
-    signature = mma.dot_signature(op)
-    if signature is None or signature[3] not in _INTRINSICS:
+class _Instruction(NamedTuple):
+    intrinsic: str
+    k: int  # K of one instruction
+    accumulator: str  # "f32" or "i32"
+
+
+def instruction(kind: str, i8_k: int = 32) -> _Instruction:
+    """The 16x16 instruction of an operand kind ("f16", "bf16", "f32", "i8")."""
+    if kind == "i8":
+        if i8_k == 32:
+            return _Instruction("llvm.amdgcn.mfma.i32.16x16x32.i8", 32, "i32")
+        return _Instruction("llvm.amdgcn.mfma.i32.16x16x16i8", 16, "i32")
+    return {
+        "f16": _Instruction("llvm.amdgcn.mfma.f32.16x16x16f16", 16, "f32"),
+        "bf16": _Instruction("llvm.amdgcn.mfma.f32.16x16x16bf16.1k", 16, "f32"),
+        "f32": _Instruction("llvm.amdgcn.mfma.f32.16x16x4f32", 4, "f32"),
+    }[kind]
+
+
+def mfma_kind(op, num_warps: int, i8_k: int = 32) -> str | None:
+    """The operand kind ("f16", "bf16", "f32" or "i8") when this tile.dot fits an instruction, else None."""
+    a, b, acc = (str(tile.element_of(v.type)) for v in op.operands)
+    if a != b or (a, acc) not in (("f16", "f32"), ("bf16", "f32"), ("f32", "f32"), ("i8", "i32")):
         return None
-    m, n, k, ea = signature
-    if m % (TILE * num_warps) or n % TILE or k % TILE:
+    (m, k), (_, n) = tile.shape_of(op.operands[0].type), tile.shape_of(op.operands[1].type)
+    if m % (TILE * num_warps) or n % TILE or k % instruction(a, i8_k).k:
         return None  # every wave owns whole 16-row blocks
-    if mma._smem_bytes(m, n, k) > 64 * 1024:  # LDS per workgroup
+    elem_bytes = {"i8": 1, "f32": 4}.get(a, 2)
+    pad = PAD_BYTES // elem_bytes
+    if mma.padded_bytes(m, n, k, pad, pad, elem_bytes) > LDS_LIMIT:
         return None
-    return ea
+    return a
 
 
 def accumulator_layout(m: int, n: int, num_warps: int) -> Blocked:
@@ -55,42 +90,58 @@ def _c(v: int) -> ir.Value:
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
     """Replaces `op` (a tile.dot) with matrix-core code inside `lowering` (a _KernelLowering)."""
     warps = lowering.num_warps
+    inst = instruction(kind, lowering.mfma_i8_k)
+    per_lane = inst.k // 4  # L: values of K a lane holds
     ops = mma.dot_operands(lowering, op, accumulator_layout)
-    m, n, k, half, c_layout, c_regs = ops.m, ops.n, ops.k, ops.elem, ops.c_layout, list(ops.c_regs)
-    a_at, b_at = mma.stage_padded(lowering, ops, mma.PAD, mma.PAD, smem_ptr_type, dynamic_index)
+    m, n, k, elem, c_layout, c_regs = ops.m, ops.n, ops.k, ops.elem, ops.c_layout, list(ops.c_regs)
+    elem_bytes = elem.width // 8
+    pad = PAD_BYTES // elem_bytes
+    a_at, b_at = mma.stage_padded(
+        lowering, ops, pad, pad, smem_ptr_type, dynamic_index, run_limit=16 // elem_bytes
+    )
 
     lane16 = arith.remui(lowering.lane, _c(16))
-    quad4 = arith.muli(arith.divui(lowering.lane, _c(16)), _c(4))  # this lane's first k (or row)
+    first_k = arith.muli(arith.divui(lowering.lane, _c(16)), _c(per_lane))  # this lane's first k
     row_base = arith.addi(arith.muli(lowering.warp, _c(TILE)), lane16)  # A rows: 16w + l % 16
     slot = {static: i for i, static in enumerate(c_layout.registers)}
-    vec4 = ir.VectorType.get([4], half)
-    i16x4 = ir.VectorType.get([4], ir.IntegerType.get_signless(16))
-    f32x4 = ir.VectorType.get([4], ir.F32Type.get())
+    acc_type = ir.F32Type.get() if inst.accumulator == "f32" else ir.IntegerType.get_signless(32)
+    acc4 = ir.VectorType.get([4], acc_type)
     for tm in range(m // (TILE * warps)):
         row = arith.addi(row_base, _c(tm * TILE * warps))
         for tn in range(n // TILE):
             col = arith.addi(lane16, _c(tn * TILE))
             regs = [slot[(tm * TILE * warps + r, tn * TILE)] for r in range(4)]
-            c = llvm.UndefOp(f32x4).result
+            c = llvm.UndefOp(acc4).result
             for r, reg in enumerate(regs):
                 c = llvm.InsertElementOp(c, c_regs[reg], _c(r)).result
-            for k0 in range(0, k, TILE):
-                kq = arith.addi(quad4, _c(k0))
-                a_vec = llvm.LoadOp(vec4, a_at(row, kq), alignment=8).result
-                b_vec = llvm.UndefOp(vec4).result
-                for r in range(4):
-                    value = llvm.LoadOp(half, b_at(arith.addi(kq, _c(r)), col)).result
-                    b_vec = llvm.InsertElementOp(b_vec, value, _c(r)).result
-                if kind == "bf16":  # the bf16 instruction takes its operands as i16 vectors
-                    a_vec, b_vec = llvm.BitcastOp(i16x4, a_vec).result, llvm.BitcastOp(i16x4, b_vec).result
+            for k0 in range(0, k, inst.k):
+                kq = arith.addi(first_k, _c(k0))
+                if per_lane == 1:
+                    a_op = llvm.LoadOp(elem, a_at(row, kq)).result
+                    b_op = llvm.LoadOp(elem, b_at(kq, col)).result
+                else:
+                    vec = ir.VectorType.get([per_lane], elem)
+                    a_op = llvm.LoadOp(vec, a_at(row, kq), alignment=per_lane * elem_bytes).result
+                    b_op = llvm.UndefOp(vec).result
+                    for r in range(per_lane):
+                        value = llvm.LoadOp(elem, b_at(arith.addi(kq, _c(r)), col)).result
+                        b_op = llvm.InsertElementOp(b_op, value, _c(r)).result
+                    a_op, b_op = _operand_type(kind, a_op), _operand_type(kind, b_op)
                 c = llvm.CallIntrinsicOp(
-                    f32x4,
-                    ir.StringAttr.get(_INTRINSICS[kind]),
-                    [a_vec, b_vec, c, _c(0), _c(0), _c(0)],
-                    [],
-                    [],
+                    acc4, ir.StringAttr.get(inst.intrinsic), [a_op, b_op, c, _c(0), _c(0), _c(0)], [], []
                 ).results[0]
             for r, reg in enumerate(regs):
                 c_regs[reg] = llvm.ExtractElementOp(c, _c(r)).result
     lowering.smem_dirty = True
     lowering.set_natural(op.results[0], c_layout, c_regs)
+
+
+def _operand_type(kind: str, vector: ir.Value) -> ir.Value:
+    """A lane's operand as the intrinsic takes it: bf16 as i16 lanes, int8 packed into one integer of
+    4 or 8 bytes (value r in byte r), fp16 as it is."""
+    if kind == "bf16":
+        return llvm.BitcastOp(ir.VectorType.get([4], ir.IntegerType.get_signless(16)), vector).result
+    if kind == "i8":
+        width = ir.VectorType(vector.type).shape[0] * 8
+        return llvm.BitcastOp(ir.IntegerType.get_signless(width), vector).result
+    return vector

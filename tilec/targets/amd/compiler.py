@@ -31,7 +31,7 @@ def wavefront_size(arch: str) -> int:
 
 
 def has_mfma(arch: str) -> bool:
-    """CDNA matrix cores with the fp16 and bf16 16x16x16 instructions (gfx90a, gfx94x, gfx950)."""
+    """CDNA matrix cores (gfx90a, gfx94x, gfx950): 16x16 instructions for fp16, bf16, fp32 and int8."""
     return arch in WAVE64
 
 
@@ -43,7 +43,7 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
             "gpu",
             f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-expand-float64-math,tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
-            f"mfma={int(has_mfma(arch))}}},canonicalize,cse",
+            f"mfma={int(has_mfma(arch))} mfma-i8-k={16 if arch == 'gfx90a' else 32}}},canonicalize,cse",
         ),
         (
             "llvm",
