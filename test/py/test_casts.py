@@ -68,11 +68,7 @@ def test_pointers_loaded_from_memory(target):
     arrays = [np.arange(16, dtype=np.float32) * (k + 1) for k in range(3)]
     table = np.array([a.ctypes.data for a in arrays], np.int64)
     out = np.zeros((3, 16), np.float32)
-    if target == "interpreter":
-        # the interpreter checks every address against the launch's arrays: a clear error, no crash
-        with pytest.raises(tilec.InterpreterError, match="out-of-bounds load .* point into those arrays"):
-            rows_by_address[(3,)](table, out, N=16)
-        return
+    # (the interpreter checks such addresses against the memory mapping they fall in)
     rows_by_address[(3,)](table, out, N=16)
     assert np.array_equal(out, np.stack(arrays))
 
