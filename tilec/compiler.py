@@ -222,8 +222,15 @@ def select_target(values) -> str:
         return forced
     from .python.tensor_descriptor import is_descriptor
 
+    def leaves(items):  # tuple arguments count by their elements
+        for v in items:
+            if type(v) is tuple:
+                yield from leaves(v)
+            else:
+                yield v
+
     devices = set()
-    for v in values:
+    for v in leaves(values):
         v = v.base if is_descriptor(v) else v
         info = arrays.describe(v) if not isinstance(v, int | float | bool) and v is not None else None
         if info is not None:

@@ -1027,13 +1027,18 @@ def _descriptor_argument(name: str, layout: tuple, scope: dict):
     )
 
 
+def _tuple_argument(structure: tuple, scope: dict) -> tuple:
+    """A tuple argument, from its elements (already in scope under their names "t[0]", ...)."""
+    return tuple(_tuple_argument(s, scope) if type(s) is tuple else scope[s] for s in structure)
+
+
 def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
     """Tile IR for `jit_fn` specialized by `arg_specs`.
 
     `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
-    optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value) or, for a
-    tensor descriptor, ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
-    parts.
+    optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value), for a
+    tensor descriptor ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
+    parts, or for a tuple ("tuple", its elements' names, nested) after the specs of its elements.
     The module lives in a fresh context with the tile dialect loaded.
     """
     ctx = tile.make_context()
@@ -1070,6 +1075,8 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                     scope[n] = tensor(next(args), spec[1])
                 elif spec[0] == "desc":
                     scope[n] = _descriptor_argument(n, spec[1], scope)
+                elif spec[0] == "tuple":
+                    scope[n] = _tuple_argument(spec[1], scope)
                 else:
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)

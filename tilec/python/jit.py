@@ -168,6 +168,13 @@ class JITFunction:
                 specs[name] = ("desc", layout)
                 key.append((name, "desc", repr(layout)))
                 continue
+            if type(value) is tuple:
+                # Its elements are arguments of their own ("t[0]", "t[1][0]", ...), then the tuple
+                # (codegen assembles it): Triton's tuple arguments.
+                structure = self._specialize_tuple(name, name, value, src, specs, key)
+                specs[name] = ("tuple", structure)
+                key.append((name, "tuple", repr(structure)))
+                continue
             spec = _specialize_value(name, value, name in self.do_not_specialize, src)
             specs[name] = spec
             key.append(
@@ -218,6 +225,32 @@ class JITFunction:
             return kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
         except (CompilationError, InterpreterError, TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
+
+    def _specialize_tuple(self, param: str, name: str, value: tuple, src, specs: dict, key: list) -> tuple:
+        """Specs (and key entries) for the elements of a tuple argument, nested tuples included;
+        returns the tuple's structure: its elements' names, nested as the tuple is."""
+        structure = []
+        for i, item in enumerate(value):
+            part = f"{name}[{i}]"
+            if type(item) is tuple:
+                structure.append(self._specialize_tuple(param, part, item, src, specs, key))
+                continue
+            if tensor_descriptor.is_descriptor(item):
+                raise TypeError(
+                    f"{src.filename}:{src.fndef.lineno}: argument '{param}': a tensor descriptor inside a "
+                    "tuple is not supported (pass it as an argument of its own)"
+                )
+            if item is None or isinstance(item, core.dtype):
+                specs[part] = ("const", item)
+                key.append((part, "const", repr(item)))
+            else:
+                spec = _specialize_value(part, item, param in self.do_not_specialize, src)
+                specs[part] = spec
+                key.append(
+                    (part, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ())
+                )
+            structure.append(part)
+        return tuple(structure)
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
         """(num_warps, num_stages, (debug, maxnreg, waves_per_eu)) of a launch, taking Triton's option keywords out
@@ -272,6 +305,9 @@ class JITFunction:
         (i, "base", None)), parsed once here rather than at every launch."""
         if kernel_arg in self.arg_names:
             return self.arg_names.index(kernel_arg)
+        path = _tuple_path(kernel_arg)
+        if path is not None:  # an element of a tuple argument: (i, None, (j, k, ...))
+            return (self.arg_names.index(path[0]), None, path[1])
         name, field = kernel_arg.split(".", 1)
         attribute, _, element = field.partition("[")
         return (self.arg_names.index(name), attribute, int(element[:-1]) if element else None)
@@ -282,6 +318,10 @@ class JITFunction:
             args[index] if index < len(args) else kwargs.get(self.arg_names[index], self._defaults.get(index))
         )
         if type(position) is int:
+            return value
+        if position[1] is None:  # an element of a tuple argument
+            for i in position[2]:
+                value = value[i]
             return value
         part = getattr(value, position[1])
         return part if position[2] is None else part[position[2]]
@@ -363,6 +403,9 @@ def _value_key(v):
         return (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63)
     if t is float or t is bool or v is None:
         return t
+    if t is tuple:  # a tuple argument: its elements' keys
+        parts = tuple(_value_key(x) for x in v)
+        return None if None in parts else ("tuple", parts)
     if t is np.ndarray:
         return (v.dtype, arrays.data_address(v) % 16 == 0)
     if t in _DESCRIPTOR_TYPES:  # before the data_ptr lookup, which fails slowly on them
@@ -432,6 +475,9 @@ def _extractor(positions: list):
             items.append(f"args[{position}]")
             continue
         index, attribute, element = position
+        if attribute is None:  # an element of a tuple argument
+            items.append(f"args[{index}]" + "".join(f"[{i}]" for i in element))
+            continue
         if not attribute.isidentifier():
             return None
         items.append(f"args[{index}].{attribute}" + ("" if element is None else f"[{element}]"))
@@ -451,9 +497,23 @@ def _itemsize(array) -> int:
     return array.element_size() if hasattr(array, "element_size") else 0
 
 
+def _tuple_path(kernel_arg: str):
+    """("t", (1, 0)) for the tuple element "t[1][0]", else None (a parameter, a descriptor's part)."""
+    name, bracket, rest = kernel_arg.partition("[")
+    if not bracket or "." in name:
+        return None
+    return name, tuple(int(i) for i in ("[" + rest)[1:-1].split("]["))
+
+
 def _bound_value(bound: dict, kernel_arg: str):
     if kernel_arg in bound:
         return bound[kernel_arg]
+    path = _tuple_path(kernel_arg)
+    if path is not None:
+        value = bound[path[0]]
+        for i in path[1]:
+            value = value[i]
+        return value
     name = kernel_arg.split(".")[0]
     return tensor_descriptor.part(bound[name], kernel_arg.split(".", 1)[1])
 
