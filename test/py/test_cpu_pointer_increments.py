@@ -37,3 +37,28 @@ def test_advanced_pointers(target, rows):
     np.testing.assert_allclose(out, x[:rows].sum(0), rtol=1e-5, atol=1e-5)
     reached = 2 * -(-rows // 2)  # the loop's steps of two rows
     np.testing.assert_array_equal(tail, x[reached])
+
+
+@tilec.jit
+def shifted_sums(x_ptr, out_ptr, steps, BLOCK: tl.constexpr, SHIFT: tl.constexpr):
+    """`offs` is assigned in the loop only under a constexpr branch (Triton's attention backward has
+    this shape): with SHIFT off the loop yields it unchanged next to the advanced pointers."""
+    offs = tl.arange(0, BLOCK)
+    ptrs = x_ptr + offs
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for _ in range(steps):
+        if SHIFT:
+            offs = offs + 1
+        acc += tl.load(ptrs) + offs.to(tl.float32)
+        ptrs += BLOCK
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
+@pytest.mark.parametrize("shift", [False, True])
+def test_value_carried_unchanged_beside_advanced_pointers(target, shift):
+    steps, block = 5, 16
+    x = np.random.default_rng(3).standard_normal((steps, block)).astype(np.float32)
+    out = np.zeros(block, np.float32)
+    shifted_sums[(1,)](x, out, steps, BLOCK=block, SHIFT=shift)
+    offsets = np.arange(block)[None, :] + (np.arange(1, steps + 1)[:, None] if shift else 0)
+    np.testing.assert_allclose(out, (x + offsets).sum(0), rtol=1e-5, atol=1e-5)

@@ -65,7 +65,6 @@ def _rewrite(loop: ir.Operation, increments: dict) -> None:
     inits = list(loop.operands)[3:]
     i64 = ir.IntegerType.get_signless(64)
     old_yield = list(body.operations)[-1]
-    yielded = list(old_yield.operands)
     advanced = sorted(increments)  # carried indices, in the order of their new i64 offsets
     with loop.location, ir.InsertionPoint(loop):
         zero = arith.constant(i64, 0)
@@ -92,7 +91,10 @@ def _rewrite(loop: ir.Operation, increments: dict) -> None:
         op.move_before(anchor)
     with loop.location, ir.InsertionPoint(anchor):
         nexts = [arith.addi(offsets[j], _to_i64(steps[j])) for j in advanced]
-        kept = [new_args[j] if j in increments else v for j, v in enumerate(yielded)]
+        # the old yield's operands as they are now: a carried value yielded unchanged (`yield %arg`)
+        # was the old block argument, replaced above by the new one
+        current = list(old_yield.operands)
+        kept = [new_args[j] if j in increments else v for j, v in enumerate(current)]
         scf.YieldOp(kept + nexts)
     anchor.erase()
     with loop.location, ir.InsertionPoint(loop):  # right after the new loop

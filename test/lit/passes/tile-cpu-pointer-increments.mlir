@@ -55,3 +55,23 @@ func.func @uneven(%p0: tensor<4x!tile.ptr<f32>>, %d: tensor<4xi32>, %n: i32) -> 
   }
   return %r : tensor<4x!tile.ptr<f32>>
 }
+
+// -----
+
+// A carried value yielded unchanged (a tuple element a dead constexpr branch would have updated,
+// as in Triton's attention backward) comes out as the new loop's own argument: the rewrite used to
+// leave the old one in the new yield and crash when it erased the old loop.
+// CHECK-LABEL: func.func @unchanged
+// CHECK: scf.for {{.*}} iter_args(%[[D:[^ ]*]] = %{{[^,]*}}, %{{[^ ]*}} = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^)]*}})
+// CHECK: scf.yield %[[D]], %{{.*}}, %{{.*}} :
+func.func @unchanged(%p0: tensor<4x!tile.ptr<f32>>, %d0: tensor<4xi32>, %n: i32) -> tensor<4xi32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %four = arith.constant dense<4> : tensor<4xi32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%d = %d0, %p = %p0) -> (tensor<4xi32>, tensor<4x!tile.ptr<f32>>) : i32 {
+    %x = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf32>
+    %pn = "tile.addptr"(%p, %four) : (tensor<4x!tile.ptr<f32>>, tensor<4xi32>) -> tensor<4x!tile.ptr<f32>>
+    scf.yield %d, %pn : tensor<4xi32>, tensor<4x!tile.ptr<f32>>
+  }
+  return %r#0 : tensor<4xi32>
+}
