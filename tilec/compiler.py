@@ -58,7 +58,7 @@ class CompiledKernel:
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)
-        self.metadata.setdefault("shared", 0)  # bytes of dynamic shared memory (GPU targets set it)
+        self.metadata.setdefault("shared", 0)  # shared memory bytes per program (GPU targets; LDS on AMD)
 
     # Triton's CompiledKernel surface that launch code reads (its fused-softmax tutorial sizes its
     # grid from these): registers and spill bytes per thread where ptxas reported them, else 0.

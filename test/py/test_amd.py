@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from suite import CASES
 
+import tilec
+import tilec.language as tl
 from tilec.targets.tools import ToolError, find_lld
 
 EM_AMDGPU = 224
@@ -28,6 +30,14 @@ def _lld_available():
 
 
 pytestmark = pytest.mark.skipif(not _lld_available(), reason="needs ld.lld (Debian lld-19 or ROCm)")
+
+
+@tilec.jit
+def fma_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b))
 
 
 def _compile_case(case, arch):
@@ -97,3 +107,23 @@ def test_waves_per_eu_reaches_llvm():
     check_code_object(hinted, "gfx942")
     with pytest.raises(TypeError, match="waves_per_eu must be an int from 0 to 16"):
         softmax_kernel.warmup(x, x, 1024, 1024, 1024, BLOCK=1024, target="gfx942", waves_per_eu="2")
+
+
+def test_too_much_lds_is_an_error_at_the_kernel():
+    """A kernel needing more LDS than a workgroup has (an FMA dot of a large fp32 tile on one wave,
+    staged in LDS) is refused with an error naming its definition: LLVM's back end would end the
+    process. The LDS a kernel uses is in its metadata."""
+    import tilec
+
+    with pytest.raises(tilec.CompilationError, match=r"test_amd\.py:\d+.*needs \d+ bytes of LDS"):
+        tilec.compile(
+            fma_dot,
+            "*fp32,*fp32,*fp32",
+            constexprs={"M": 32, "N": 256, "K": 64},
+            target="gfx1100",
+            num_warps=1,
+        )
+    small = tilec.compile(
+        fma_dot, "*fp32,*fp32,*fp32", constexprs={"M": 32, "N": 64, "K": 64}, target="gfx1100", num_warps=1
+    )
+    assert 0 < small.metadata["shared"] <= 64 * 1024

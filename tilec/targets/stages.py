@@ -31,3 +31,17 @@ def run_stage(
         asm[stage] = module.operation.get_asm(enable_debug_info=False)
         if os.environ.get("TILEC_DUMP_IR"):
             print(f"// -----// tilec {kernel_name} after stage {stage} //----- //\n{asm[stage]}")
+
+
+def shared_bytes(module: ir.Module) -> int:
+    """The shared memory (NVIDIA) or LDS (AMD) the kernel needs, per program: convert-tile-to-gpu's
+    `tilec.shared_bytes` on the gpu.func."""
+    found = [0]
+
+    def visit(op):
+        if op.name == "gpu.func" and "tilec.shared_bytes" in op.attributes:
+            found[0] = max(found[0], ir.IntegerAttr(op.attributes["tilec.shared_bytes"]).value)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0]

@@ -19,7 +19,7 @@ import re
 
 from mlir import ir
 
-from tilec.targets.stages import run_stage
+from tilec.targets.stages import run_stage, shared_bytes
 from tilec.targets.tools import ToolError, find_lld, run_tool
 from tilec.timing import timed
 
@@ -134,6 +134,32 @@ def _with_waves_per_eu(llir: str, name: str, waves: int) -> str:
     )
 
 
+def lds_limit(arch: str) -> int:
+    """LDS bytes one workgroup may use: 64 KiB, 160 KiB on gfx950."""
+    return 160 * 1024 if arch == "gfx950" else 64 * 1024
+
+
+def _check_lds(kernel, arch: str, module: ir.Module) -> None:
+    """A kernel needing more LDS than a workgroup has stops here with an error at its definition:
+    LLVM's AMDGPU back end reports it as a fatal error, which ends the Python process."""
+    from tilec import diagnostics
+    from tilec.passes.base import ops_named
+    from tilec.python.errors import CompilationError
+
+    nbytes = shared_bytes(module)
+    if nbytes > lds_limit(arch):
+        where = diagnostics.at_op(next(iter(ops_named(module.operation, "gpu.func")), None), "")
+        raise CompilationError(
+            where.file or kernel.name,
+            where.line or 0,
+            where.col or 0,
+            f"the kernel needs {nbytes} bytes of LDS (shared memory) per program, more than the "
+            f"{lds_limit(arch)} a workgroup has on {arch}: use smaller blocks (a tl.dot that takes no "
+            "matrix instruction, a reduction or a layout conversion of a large tile stages it there)",
+        )
+    kernel.metadata["shared"] = nbytes
+
+
 def compile(kernel, module: ir.Module) -> None:
     from tilec.python.errors import CompilationError
 
@@ -141,6 +167,8 @@ def compile(kernel, module: ir.Module) -> None:
     _refuse_inline_asm(kernel, module)
     for name, pipeline in stages(arch, kernel.options.num_warps):
         run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
+        if name == "gpu":
+            _check_lds(kernel, arch, module)
     llir = _gpu_module_llvm_ir(module)
     if kernel.options.waves_per_eu:
         llir = _with_waves_per_eu(llir, kernel.name, kernel.options.waves_per_eu)

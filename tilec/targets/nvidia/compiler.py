@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes import mma
-from tilec.targets.stages import run_stage
+from tilec.targets.stages import run_stage, shared_bytes
 from tilec.targets.tools import run_tool
 
 
@@ -129,19 +129,6 @@ def _restore(module: ir.Module, backup: ir.Operation) -> None:
     for op in list(backup.regions[0].blocks[0].operations):
         module.body.append(op.operation)
     backup.erase()
-
-
-def shared_bytes(module: ir.Module) -> int:
-    """The dynamic shared memory the kernel needs (convert-tile-to-gpu's `tilec.shared_bytes`)."""
-    found = [0]
-
-    def visit(op):
-        if op.name == "gpu.func" and "tilec.shared_bytes" in op.attributes:
-            found[0] = max(found[0], ir.IntegerAttr(op.attributes["tilec.shared_bytes"]).value)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found[0]
 
 
 def _ptx_of(module: ir.Module) -> str:
