@@ -258,9 +258,9 @@ def attention(
         p = tl.exp(s - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, axis=1)
         v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=FILL)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         m_i = m_new
-    tl.store(out_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16),
+    tl.store(out_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(out_ptr.dtype.element_ty),
              mask=offs_m[:, None] < seq_len)  # fmt: skip
 
 
@@ -312,6 +312,33 @@ def test_attention_on_gpu(config, stages, fill):
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     expected = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.float().cpu().numpy(), expected, atol=2e-2, rtol=2e-2)
+
+
+def test_fp32_attention_keeps_p_at_v_off_the_transposed_form():
+    """In fp32 attention `p @ v` has a row-major B but an A computed in the loop, which keeps it off
+    the transposed tf32 form (wgmma_swapped.applies): no MMA with A in registers."""
+    ptx = tilec.compile(
+        attention, signature="*fp32,*fp32,*fp32,*fp32,i32:16,fp32", constexprs={"D": 64, "BM": 64, "BN": 64},
+        target="sm_90a", num_warps=4, num_stages=3,
+    ).asm["ptx"]  # fmt: skip
+    assert "m64n64k8.f32.tf32.tf32" in ptx
+    assert not re.search(r"tf32\.tf32 \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4), (128, 128, 8)])
+def test_fp32_attention_on_gpu(config):
+    """fp32 attention against float64 (both dots on tf32 warpgroup MMA)."""
+    import torch
+
+    bm, bn, warps = config
+    heads, seq, d = 2, 1000, 64
+    q, k, v = (torch.randn(heads, seq, d, device="cuda") for _ in range(3))
+    out = torch.full((heads, seq, d), float("nan"), device="cuda")
+    attention[(tilec.cdiv(seq, bm), heads)](q, k, v, out, seq, 1.0, D=d, BM=bm, BN=bn, num_warps=warps)
+    expected = torch.softmax(q.double() @ k.double().transpose(1, 2), dim=-1) @ v.double()
+    assert ((out.double() - expected).norm() / expected.norm()).item() < 5e-3
 
 
 @tilec.jit

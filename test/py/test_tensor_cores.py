@@ -188,40 +188,6 @@ def test_tf32_row_major_b_without_loop_on_gpu():
 
 
 @tilec.jit
-def attention_fp32(
-    q_ptr, k_ptr, v_ptr, out_ptr, seq_len, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
-):
-    """fp32 flash attention: `p @ v` has a row-major B but an A computed in the loop, which keeps it
-    off the transposed form (wgmma_swapped.applies)."""
-    base = tl.program_id(1) * seq_len * D
-    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
-    offs_d = tl.arange(0, D)
-    q = tl.load(
-        q_ptr + base + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0
-    )
-    m_i = tl.full((BM,), -float("inf"), tl.float32)
-    l_i = tl.zeros((BM,), tl.float32)
-    acc = tl.zeros((BM, D), tl.float32)
-    for start in range(0, seq_len, BN):
-        offs_n = start + tl.arange(0, BN)
-        rows = offs_n[:, None] < seq_len
-        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
-        s = tl.where(offs_n[None, :] < seq_len, tl.dot(q, tl.trans(k)), -float("inf"))
-        m_new = tl.maximum(m_i, tl.max(s, axis=1))
-        alpha = tl.exp(m_i - m_new)
-        p = tl.exp(s - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=rows, other=0.0)
-        acc = acc * alpha[:, None] + tl.dot(p, v)
-        m_i = m_new
-    tl.store(
-        out_ptr + base + offs_m[:, None] * D + offs_d[None, :],
-        acc / l_i[:, None],
-        mask=offs_m[:, None] < seq_len,
-    )
-
-
-@tilec.jit
 def two_products(
     a_ptr, b_ptr, c_ptr, d_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
 ):
@@ -257,24 +223,6 @@ def persistent_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.con
 
 def _relative_error(got, expected):
     return ((got.double() - expected).norm() / expected.norm()).item()
-
-
-@pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4), (128, 128, 8)])
-def test_tf32_attention_on_gpu(config):
-    """fp32 attention against float64 (both dots on tf32 warpgroup MMA)."""
-    import torch
-
-    bm, bn, warps = config
-    heads, seq, d = 2, 1000, 64
-    q, k, v = (torch.randn(heads, seq, d, device="cuda") for _ in range(3))
-    out = torch.full((heads, seq, d), float("nan"), device="cuda")
-    attention_fp32[(tilec.cdiv(seq, bm), heads)](q, k, v, out, seq, D=d, BM=bm, BN=bn, num_warps=warps)
-    expected = torch.softmax(q.double() @ k.double().transpose(1, 2), dim=-1) @ v.double()
-    assert _relative_error(out, expected) < 5e-3
-    ptx = attention_fp32.warmup(q, k, v, out, seq, D=d, BM=bm, BN=bn, num_warps=warps, grid=(1,)).asm["ptx"]
-    assert not TF32_A_REGISTERS.findall(ptx)  # p is computed: p @ v keeps the K-major store of v
 
 
 @pytest.mark.gpu
