@@ -358,6 +358,21 @@ def two_products(
     tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
 
 
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("stages", [2, 3])
+def test_two_transposed_tf32_dots_on_gpu(stages):
+    """fp32: both dots go transposed (wgmma_swapped.py), their rings sharing one wait."""
+    import torch
+
+    bm, bn, bk, K = 128, 128, 32, 512
+    a, b, c, d = (torch.randn(*s, device="cuda") for s in ((bm, K), (K, bn), (bm, K), (K, bn)))
+    out = torch.full((2, bm, bn), float("nan"), device="cuda")
+    two_products[(1,)](a, b, c, d, out, K, BM=bm, BN=bn, BK=bk, num_warps=8, num_stages=stages)
+    for got, expected in ((out[0], a.double() @ b.double()), (out[1], c.double() @ d.double())):
+        assert ((got.double() - expected).norm() / expected.norm()).item() < 2e-3
+
+
 def test_every_dot_of_a_loop_streams():
     """Two accumulating dots in one loop: both get a ring, at one depth, and the first dot waits for
     both rings' copies of the iteration (cp_async.merge_waits), letting (depth - 1) * 4 streams'

@@ -188,24 +188,6 @@ def test_tf32_row_major_b_without_loop_on_gpu():
 
 
 @tilec.jit
-def two_products(
-    a_ptr, b_ptr, c_ptr, d_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
-):
-    """out[0] = A @ B and out[1] = C @ D in one K loop: two transposed tf32 dots whose rings share
-    one wait (cp_async.merge_waits)."""
-    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
-    left = rm[:, None] * K + rk[None, :]
-    right = rk[:, None] * BN + rn[None, :]
-    acc1 = tl.zeros((BM, BN), dtype=tl.float32)
-    acc2 = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        acc1 = tl.dot(tl.load(a_ptr + left + k), tl.load(b_ptr + right + k * BN), acc1)
-        acc2 = tl.dot(tl.load(c_ptr + left + k), tl.load(d_ptr + right + k * BN), acc2)
-    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc1)
-    tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
-
-
-@tilec.jit
 def persistent_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """Each program walks tiles num_programs apart, a K loop per tile (a ring inside a tile loop)."""
     tiles_n = tl.cdiv(N, BN)
@@ -228,15 +210,10 @@ def _relative_error(got, expected):
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("stages", [2, 3])
-def test_tf32_two_products_and_persistent_on_gpu(stages):
+def test_tf32_persistent_on_gpu(stages):
+    """The transposed tf32 dot inside a tile loop (two transposed dots in one loop: test_cp_async)."""
     import torch
 
-    bm, bn, bk, K = 128, 128, 32, 512
-    a, b, c, d = (torch.randn(*s, device="cuda") for s in ((bm, K), (K, bn), (bm, K), (K, bn)))
-    out = torch.full((2, bm, bn), float("nan"), device="cuda")
-    two_products[(1,)](a, b, c, d, out, K, BM=bm, BN=bn, BK=bk, num_warps=8, num_stages=stages)
-    assert _relative_error(out[0], a.double() @ b.double()) < 2e-3
-    assert _relative_error(out[1], c.double() @ d.double()) < 2e-3
     M, N, K = 1000, 528, 320
     a, b = torch.randn(M, K, device="cuda"), torch.randn(K, N, device="cuda")
     out = torch.full((M, N), float("nan"), device="cuda")
