@@ -224,7 +224,7 @@ def select_target(values) -> str:
 
     def leaves(items):  # tuple arguments count by their elements
         for v in items:
-            if type(v) is tuple:
+            if isinstance(v, tuple):
                 yield from leaves(v)
             else:
                 yield v

@@ -103,7 +103,12 @@ from .core import (
     uint32,
     uint64,
 )
-from .descriptors import make_tensor_descriptor, tensor_descriptor
+from .descriptors import (
+    load_tensor_descriptor,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+    tensor_descriptor,
+)
 from .dot_scaled import dot_scaled
 from .random import (
     pair_uniform_to_normal,
@@ -152,6 +157,11 @@ def _member(fn):
 for _name in _MEMBER_FUNCTIONS:
     if not hasattr(tensor, _name):
         setattr(tensor, _name, _member(globals()[_name]))
+
+# Triton's `tl.tuple(iterable)`: compile-time tuples are Python tuples in tilec (indexing, `len`, `+`,
+# `==` and unpacking as in Python; elements cannot be assigned). Bound last: the name shadows the
+# builtin in this module.
+tuple = _py.tuple
 
 _UNSUPPORTED_DTYPES = {"float8e4b15": "Triton's e4m3 with bias 15 (pre-Hopper)"}
 

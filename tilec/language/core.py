@@ -34,10 +34,32 @@ class const:
 
 
 class constexpr:
-    """Annotation for compile-time parameters (`BLOCK: tl.constexpr`); `tl.constexpr(v)` is `v`."""
+    """Annotation for compile-time parameters (`BLOCK: tl.constexpr`). `tl.constexpr(v)` is `v`, except
+    that a number so wrapped on the host launches as a compile-time constant wherever it is passed (a
+    parameter without the annotation, an element of a tuple argument), as in Triton."""
 
     def __new__(cls, value=None):
-        return value
+        marked = _CONSTEXPR_NUMBERS.get(type(value))
+        return value if marked is None else marked(value)
+
+
+class _constexpr_int(int):
+    """`tl.constexpr(n)` made on the host: an int in every respect, specialized as a constant."""
+
+    __slots__ = ()
+    __repr__ = int.__repr__
+
+
+class _constexpr_float(float):
+    """`tl.constexpr(x)` made on the host: a float in every respect, specialized as a constant."""
+
+    __slots__ = ()
+    __repr__ = float.__repr__
+
+
+_CONSTEXPR_NUMBERS = {int: _constexpr_int, float: _constexpr_float}
+# marked number class -> the plain class the kernel sees
+CONSTEXPR_MARKED = {_constexpr_int: int, _constexpr_float: float}
 
 
 class dtype:

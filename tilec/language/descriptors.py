@@ -170,3 +170,19 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     if padding_option == "nan" and not base.dtype.element_ty.is_floating():
         raise SemanticError(f"tl.make_tensor_descriptor: padding 'nan' for {base.dtype.element_ty} values")
     return tensor_descriptor(base, shape, strides, block, padding_option)
+
+
+@builtin
+def load_tensor_descriptor(desc: tensor_descriptor, offsets) -> tensor:
+    """`desc.load(offsets)` as a free function (Triton's `tl.load_tensor_descriptor`)."""
+    if not isinstance(desc, tensor_descriptor):
+        raise SemanticError(f"tl.load_tensor_descriptor: expected a tensor descriptor, got {desc!r}")
+    return desc.load(offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc: tensor_descriptor, offsets, value) -> None:
+    """`desc.store(offsets, value)` as a free function (Triton's `tl.store_tensor_descriptor`)."""
+    if not isinstance(desc, tensor_descriptor):
+        raise SemanticError(f"tl.store_tensor_descriptor: expected a tensor descriptor, got {desc!r}")
+    return desc.store(offsets, value)

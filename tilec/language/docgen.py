@@ -68,6 +68,8 @@ def _descriptors() -> str:
     for method in ("load", "store"):
         entry = _entry(method, getattr(descriptors.tensor_descriptor, method))
         text += entry.replace("`tl.", "`desc.").replace("(self, ", "(") + "\n"
+    for name in ("load_tensor_descriptor", "store_tensor_descriptor"):
+        text += _entry(name, getattr(tl, name)) + "\n"
     return text
 
 
@@ -108,7 +110,7 @@ def render() -> str:
             out.append(_entry(name, getattr(tl, name)))
             listed.add(name)
     out.append(_descriptors())
-    listed.add("make_tensor_descriptor")
+    listed.update(["make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"])
     from tilec.language import block_pointers, random, reorder
 
     out.append(_module_section("Block pointers", block_pointers, ["make_block_ptr", "advance"]))

@@ -49,6 +49,7 @@ def _flatten(value) -> tuple[list, object]:
             "tuple",
             tuple(structure for _, structure in parts),
             tuple(len(leaves) for leaves, _ in parts),
+            type(value),  # a named tuple stays one
         )
     flatten = getattr(value, "_tilec_flatten", None)
     if flatten is not None:
@@ -71,7 +72,7 @@ def _unflatten(structure, leaves: list):
         for part, count in zip(structure[1], structure[2]):
             out.append(_unflatten(part, leaves[i : i + count]))
             i += count
-        return tuple(out)
+        return tuple(out) if structure[3] is tuple else structure[3](*out)
     return structure[1]._tilec_unflatten(structure[2], leaves)
 
 
@@ -391,11 +392,13 @@ class CodeGenerator(ast.NodeVisitor):
         if node.orelse:
             raise _Unsupported("for ... else is not supported")
         iterator = node.iter
-        if not isinstance(iterator, ast.Call):
-            raise _Unsupported(
-                "kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)"
-            )
-        callee = self.visit(iterator.func)
+        callee = self.visit(iterator.func) if isinstance(iterator, ast.Call) else None
+        if callee not in (_py.range, tl.range, tl.static_range):
+            # over a compile-time sequence (a tuple, zip(...), enumerate(...)): unrolled
+            for item in self._compile_time_items(iterator, "kernel loops"):
+                self.assign(node.target, item)
+                self.visit_statements(node.body)
+            return
         args = [self.visit(a) for a in iterator.args]
         kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
         if callee is tl.static_range:
@@ -405,10 +408,6 @@ class CodeGenerator(ast.NodeVisitor):
                 self.assign(node.target, i)
                 self.visit_statements(node.body)
             return
-        if callee not in (_py.range, tl.range):
-            raise _Unsupported(
-                "kernel loops must iterate over range(...), tl.range(...) or tl.static_range(...)"
-            )
         del kwargs  # num_stages etc.: scheduling hints for GPU back ends
         if not 1 <= len(args) <= 3:
             raise _Unsupported("range takes 1 to 3 arguments")
@@ -420,6 +419,61 @@ class CodeGenerator(ast.NodeVisitor):
         if not isinstance(node.target, ast.Name):
             raise _Unsupported("the loop variable must be a single name")
         self.dynamic_for(node, lb, ub, step)
+
+    def _compile_time_items(self, node, what: str) -> list:
+        """The items of a compile-time iterable (a tuple, a list, zip/enumerate of them, a range of
+        constants) that `what` walks at compile time."""
+        iterable = self.visit(node)
+        if _is_tensor(iterable) or isinstance(iterable, str) or not hasattr(iterable, "__iter__"):
+            raise _Unsupported(
+                f"{what} must iterate over range(...), tl.range(...), tl.static_range(...) or a "
+                f"compile-time sequence such as a tuple, not {type(iterable).__name__}"
+            )
+        return list(iterable)
+
+    def _comprehension(self, node, element):
+        """The elements of a list comprehension or generator expression over compile-time sequences,
+        evaluated now; its loop variables do not leak into the kernel's scope (as in Python)."""
+        names = [
+            n for comp in node.generators for n in assigned_names([ast.Assign([comp.target], comp.iter)])
+        ]
+        saved = {n: self.lscope[n] for n in names if n in self.lscope}
+        out = []
+
+        def walk(level):
+            if level == len(node.generators):
+                out.append(element())
+                return
+            comp = node.generators[level]
+            for item in self._compile_time_items(comp.iter, "comprehensions"):
+                self.assign(comp.target, item)
+                keep = True
+                for condition in comp.ifs:
+                    value = self.visit(condition)
+                    if _is_tensor(value):
+                        raise _Unsupported("a comprehension's condition must be a compile-time value")
+                    if not value:
+                        keep = False
+                        break
+                if keep:
+                    walk(level + 1)
+
+        try:
+            walk(0)
+        finally:
+            for n in names:
+                self.lscope.pop(n, None)
+            self.lscope.update(saved)
+        return out
+
+    def visit_ListComp(self, node):
+        return self._comprehension(node, lambda: self.visit(node.elt))
+
+    def visit_GeneratorExp(self, node):
+        return tuple(self._comprehension(node, lambda: self.visit(node.elt)))
+
+    def visit_DictComp(self, node):
+        return dict(self._comprehension(node, lambda: (self.visit(node.key), self.visit(node.value))))
 
     def _loop_index_type(self, *bounds) -> core.dtype:
         types = [b.dtype for b in bounds if _is_tensor(b)]
@@ -691,7 +745,9 @@ class CodeGenerator(ast.NodeVisitor):
         if name in self.lscope:
             return self.lscope[name]
         if name in self.gscope:
-            return self.gscope[name]
+            value = self.gscope[name]
+            plain = core.CONSTEXPR_MARKED.get(type(value))
+            return value if plain is None else plain(value)  # `N = tl.constexpr(4)` at module level
         if hasattr(_py, name):
             return getattr(_py, name)
         raise NameError(f"name '{name}' is not defined")
@@ -811,16 +867,18 @@ class CodeGenerator(ast.NodeVisitor):
         return semantic.compare(self._CMP[op], lhs, rhs)
 
     def visit_BoolOp(self, node):
-        values = [self.visit(v) for v in node.values]
+        # Compile-time operands short-circuit as in Python (`() and tl.program_id(0)` is `()`, the
+        # right side not even generated); once a tensor is involved the rest combine element-wise.
         is_and = isinstance(node.op, ast.And)
-        if not any(_is_tensor(v) for v in values):
-            result = values[0]
-            for v in values[1:]:
-                result = (result and v) if is_and else (result or v)
-            return result
-        result = values[0]
-        for v in values[1:]:
-            result = semantic.logical_and(result, v) if is_and else semantic.logical_or(result, v)
+        result = self.visit(node.values[0])
+        for operand in node.values[1:]:
+            if not _is_tensor(result):
+                if bool(result) != is_and:  # decided: a false `and`, a true `or`
+                    return result
+                result = self.visit(operand)
+                continue
+            value = self.visit(operand)
+            result = semantic.logical_and(result, value) if is_and else semantic.logical_or(result, value)
         return result
 
     def visit_Call(self, node):
@@ -848,6 +906,8 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*args, **kwargs)
         if fn is tl.constexpr:
             return args[0] if args else None
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            return fn(*args, **kwargs)  # a named tuple made in the kernel (tensors as its fields)
         tensors = any(_is_tensor(a) for a in [*args, *kwargs.values()])
         if fn in _PY_ON_TENSORS and tensors:
             return _PY_ON_TENSORS[fn](*args, **kwargs)
@@ -1027,9 +1087,14 @@ def _descriptor_argument(name: str, layout: tuple, scope: dict):
     )
 
 
-def _tuple_argument(structure: tuple, scope: dict) -> tuple:
-    """A tuple argument, from its elements (already in scope under their names "t[0]", ...)."""
-    return tuple(_tuple_argument(s, scope) if type(s) is tuple else scope[s] for s in structure)
+def _tuple_argument(structure, scope: dict) -> tuple:
+    """A tuple argument, from its elements (already in scope under their names "t[0]", ...); a named
+    tuple comes back as its class."""
+    from .jit import NamedStructure
+
+    if isinstance(structure, NamedStructure):
+        return structure.cls(*_tuple_argument(structure.parts, scope))
+    return tuple(_tuple_argument(s, scope) if not isinstance(s, str) else scope[s] for s in structure)
 
 
 def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:

@@ -119,6 +119,14 @@ class JITFunction:
             self._cache_key = h.hexdigest()
         return self._cache_key
 
+    def __repr__(self) -> str:
+        # by content, not address: a @jit function passed as a constexpr (or in a tuple) is part of
+        # the specialization key, which the on-disk cache keeps across processes
+        try:
+            return f"JITFunction({self.__module__}.{self.__qualname__}:{self.cache_key[:16]})"
+        except CompilationError:
+            return f"JITFunction({self.__module__}.{self.__qualname__} at {id(self):#x})"
+
     # -- launching ---------------------------------------------------------------------------
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)
@@ -143,6 +151,12 @@ class JITFunction:
         specs, key = {}, []
         src = self.source_info()
         for name, value in bound.items():
+            plain = core.CONSTEXPR_MARKED.get(type(value))
+            if plain is not None:  # tl.constexpr(n) from the host
+                value = plain(value)
+                specs[name] = ("const", value)
+                key.append((name, "const", repr(value)))
+                continue
             if name in self.constexpr_names or value is None or isinstance(value, core.dtype):
                 if isinstance(value, core.tensor):
                     raise TypeError(f"{src.filename}:{src.fndef.lineno}: '{name}' is a tl.constexpr")
@@ -168,9 +182,9 @@ class JITFunction:
                 specs[name] = ("desc", layout)
                 key.append((name, "desc", repr(layout)))
                 continue
-            if type(value) is tuple:
+            if isinstance(value, tuple):
                 # Its elements are arguments of their own ("t[0]", "t[1][0]", ...), then the tuple
-                # (codegen assembles it): Triton's tuple arguments.
+                # (codegen assembles it): Triton's tuple arguments, named tuples included.
                 structure = self._specialize_tuple(name, name, value, src, specs, key)
                 specs[name] = ("tuple", structure)
                 key.append((name, "tuple", repr(structure)))
@@ -230,9 +244,10 @@ class JITFunction:
         """Specs (and key entries) for the elements of a tuple argument, nested tuples included;
         returns the tuple's structure: its elements' names, nested as the tuple is."""
         structure = []
+        constant_fields = _constexpr_fields(type(value))
         for i, item in enumerate(value):
             part = f"{name}[{i}]"
-            if type(item) is tuple:
+            if isinstance(item, tuple):
                 structure.append(self._specialize_tuple(param, part, item, src, specs, key))
                 continue
             if tensor_descriptor.is_descriptor(item):
@@ -240,7 +255,10 @@ class JITFunction:
                     f"{src.filename}:{src.fndef.lineno}: argument '{param}': a tensor descriptor inside a "
                     "tuple is not supported (pass it as an argument of its own)"
                 )
-            if item is None or isinstance(item, core.dtype):
+            plain = core.CONSTEXPR_MARKED.get(type(item))
+            if plain is not None:  # tl.constexpr(n) from the host
+                item = plain(item)
+            if plain is not None or i in constant_fields or _compile_time_only(item):
                 specs[part] = ("const", item)
                 key.append((part, "const", repr(item)))
             else:
@@ -250,6 +268,8 @@ class JITFunction:
                     (part, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ())
                 )
             structure.append(part)
+        if type(value) is not tuple:  # a named tuple: rebuilt as its class in the kernel
+            return NamedStructure(type(value), tuple(structure))
         return tuple(structure)
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
@@ -406,6 +426,10 @@ def _value_key(v):
     if t is tuple:  # a tuple argument: its elements' keys
         parts = tuple(_value_key(x) for x in v)
         return None if None in parts else ("tuple", parts)
+    if t is JITFunction or t is str:  # compile-time elements of tuples: by identity / value
+        return (t, v)
+    if t in core.CONSTEXPR_MARKED:  # tl.constexpr(n): a constant, by value
+        return (t, v)
     if t is np.ndarray:
         return (v.dtype, arrays.data_address(v) % 16 == 0)
     if t in _DESCRIPTOR_TYPES:  # before the data_ptr lookup, which fails slowly on them
@@ -418,6 +442,13 @@ def _value_key(v):
     info = arrays.describe(v)
     if info is not None:
         return (info.dtype, info.device, info.device_index, info.address % 16 == 0)
+    if isinstance(v, tuple):  # a named tuple: its class, its constexpr fields' values, the others' keys
+        constant = _constexpr_fields(t)
+        parts = tuple(
+            (x if type(x) in _PLAIN_CONSTANTS else repr(x),) if i in constant else _value_key(x)
+            for i, x in enumerate(v)
+        )
+        return None if None in parts else (t, parts)
     return None
 
 
@@ -516,6 +547,33 @@ def _bound_value(bound: dict, kernel_arg: str):
         return value
     name = kernel_arg.split(".")[0]
     return tensor_descriptor.part(bound[name], kernel_arg.split(".", 1)[1])
+
+
+class NamedStructure:
+    """The structure of a named-tuple argument: its class and its elements' names (nested)."""
+
+    __slots__ = ("cls", "parts")
+
+    def __init__(self, cls: type, parts: tuple):
+        self.cls, self.parts = cls, parts
+
+    def __repr__(self) -> str:  # part of the specialization key: the class by its qualified name
+        return f"{self.cls.__module__}.{self.cls.__qualname__}{self.parts!r}"
+
+
+def _constexpr_fields(cls: type) -> set:
+    """The indices of a named tuple's fields annotated tl.constexpr (compile-time, as in Triton)."""
+    fields = getattr(cls, "_fields", None)
+    if not fields:
+        return set()
+    annotations = getattr(cls, "__annotations__", {})
+    return {i for i, f in enumerate(fields) if is_constexpr_annotation(annotations.get(f))}
+
+
+def _compile_time_only(value) -> bool:
+    """A tuple element that can only be a compile-time value: None, a dtype, a @jit function (a
+    helper passed along, Triton's closures), a string."""
+    return value is None or isinstance(value, core.dtype | JITFunction | str)
 
 
 def _specialize_value(name, value, no_spec, src):
