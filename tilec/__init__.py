@@ -14,6 +14,7 @@ from .aot import load
 from .autotuner import Config, autotune, heuristics
 from .cache import ArtifactError
 from .compiler import CompiledKernel, compile
+from .language.aggregates import aggregate, constexpr_function
 from .python.errors import CompilationError, InterpreterError
 from .python.jit import VERSION as __version__
 from .python.jit import JITFunction, jit
@@ -52,9 +53,11 @@ __all__ = [
     "InterpreterError",
     "JITFunction",
     "TensorDescriptor",
+    "aggregate",
     "autotune",
     "cdiv",
     "compile",
+    "constexpr_function",
     "heuristics",
     "jit",
     "language",

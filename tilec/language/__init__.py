@@ -3,6 +3,7 @@
 import builtins as _py
 
 from . import extra, math  # noqa: F401  (tl.math.exp etc., tl.extra.libdevice)
+from .aggregates import aggregate, constexpr_function
 from .block_pointers import advance, block_pointer, make_block_ptr
 from .builtins import (
     PropagateNan,
@@ -79,6 +80,7 @@ from .builtins import (
     zeros,
     zeros_like,
 )
+from .builtins import as_tensor as to_tensor
 from .core import (
     bfloat16,
     const,

@@ -32,6 +32,10 @@ def builtin(fn):
                 f"tl.{fn.__name__} can only be called inside a @tilec.jit function "
                 "(or run the kernel with TILEC_INTERPRET=1)"
             )
+        if kwargs and ("_semantic" in kwargs or "_builder" in kwargs):
+            # Triton's internal handles, passed on by ported aggregate methods and builtins: unused
+            kwargs.pop("_semantic", None)
+            kwargs.pop("_builder", None)
         return fn(*args, **kwargs)
 
     wrapper.__tilec_builtin__ = True
@@ -116,6 +120,13 @@ def full(shape, value, dtype) -> tensor:
 def zeros(shape, dtype) -> tensor:
     """A block of `shape` filled with zeros of type `dtype`."""
     return full(shape, 0, dtype)
+
+
+@builtin
+def as_tensor(x) -> tensor:  # tl.to_tensor (the module's to_tensor is semantic's)
+    """`x` as a tensor: a Python number becomes a scalar of its default type (int32, int64 when it
+    does not fit, fp32, int1 for a bool); a tensor is returned as it is."""
+    return semantic.to_tensor(x)
 
 
 @builtin
@@ -727,6 +738,7 @@ def cumprod(input, axis=0, reverse=False) -> tensor:
 # `reduce` and `associative_scan` take a user @jit combine function; the code generator provides
 # `call_combine` so the function body is inlined into the region.
 call_combine = None
+call_jit = None  # (fn, args, kwargs): a @jit call made by Python itself (tilec.aggregate methods)
 
 
 def _user_combine(fn, n):

@@ -201,10 +201,14 @@ class CodeGenerator(ast.NodeVisitor):
             self.lscope[target.id] = value
             return
         if isinstance(target, ast.Tuple | ast.List):
+            if any(isinstance(t, ast.Starred) for t in target.elts):
+                raise _Unsupported("starred assignment targets are not supported (as in Triton)")
             if not isinstance(value, tuple | list):
-                raise _Unsupported(f"cannot unpack {type(value).__name__} into {len(target.elts)} names")
+                what = "a tensor" if _is_tensor(value) else f"non-iterable {type(value).__name__}"
+                raise _Unsupported(f"cannot unpack {what} into {len(target.elts)} names")
             if len(value) != len(target.elts):
-                raise _Unsupported(f"cannot unpack {len(value)} values into {len(target.elts)} names")
+                few = "not enough" if len(value) < len(target.elts) else "too many"
+                raise _Unsupported(f"{few} values to unpack (expected {len(target.elts)}, got {len(value)})")
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
@@ -465,6 +469,11 @@ class CodeGenerator(ast.NodeVisitor):
                 self.lscope.pop(n, None)
             self.lscope.update(saved)
         return out
+
+    def visit_NamedExpr(self, node):
+        value = self.visit(node.value)
+        self.assign(node.target, value)
+        return value
 
     def visit_ListComp(self, node):
         return self._comprehension(node, lambda: self.visit(node.elt))
@@ -786,7 +795,7 @@ class CodeGenerator(ast.NodeVisitor):
         index = self.visit(node.slice)
         if _is_tensor(obj):
             return semantic.subscript(obj, index)
-        if _is_tensor(index):
+        if _is_tensor(index) and not hasattr(obj, "__tilec_fields__"):  # an aggregate's __getitem__ may
             raise _Unsupported("cannot index a compile-time sequence with a run-time value")
         return obj[index]
 
@@ -898,16 +907,26 @@ class CodeGenerator(ast.NodeVisitor):
         return self.call(fn, args, kwargs)
 
     def call(self, fn, args, kwargs):
-        from .jit import JITFunction
+        from .jit import BoundJITMethod, JITFunction
 
         if isinstance(fn, JITFunction):
             return self.call_jit(fn, args, kwargs)
-        if getattr(fn, "__tilec_builtin__", False) or _is_tensor(getattr(fn, "__self__", None)):
-            return fn(*args, **kwargs)
+        if isinstance(fn, BoundJITMethod):  # an aggregate's @jit method
+            return self.call_jit(fn.function, [fn.obj, *args], kwargs)
+        owner = getattr(fn, "__self__", None)
+        if (
+            getattr(fn, "__tilec_builtin__", False)
+            or _is_tensor(owner)
+            or hasattr(owner, "__tilec_fields__")
+            or getattr(fn, "__tilec_aggregate_method__", False)
+        ):
+            return fn(*args, **kwargs)  # a tl function, a tensor's method, an aggregate's Python method
         if fn is tl.constexpr:
             return args[0] if args else None
-        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
-            return fn(*args, **kwargs)  # a named tuple made in the kernel (tensors as its fields)
+        if isinstance(fn, type) and (
+            hasattr(fn, "__tilec_fields__") or issubclass(fn, tuple) and hasattr(fn, "_fields")
+        ):
+            return fn(*args, **kwargs)  # an aggregate or a named tuple made in the kernel
         tensors = any(_is_tensor(a) for a in [*args, *kwargs.values()])
         if fn in _PY_ON_TENSORS and tensors:
             return _PY_ON_TENSORS[fn](*args, **kwargs)
@@ -1145,9 +1164,10 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                 else:
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)
-            saved = (tlb._active, tlb.call_combine, tlb.debug_enabled)
+            saved = (tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled)
             tlb._active += 1
             tlb.call_combine = gen.call_combine
+            tlb.call_jit = gen.call_jit
             tlb.debug_enabled = debug
             try:
                 with ir.InsertionPoint(entry):
@@ -1156,7 +1176,7 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                         raise gen.error(src.fndef, "a kernel cannot return a value")
                     func.ReturnOp([])
             finally:
-                tlb._active, tlb.call_combine, tlb.debug_enabled = saved
+                tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled = saved
         errors = tile.verify_tile_ops(module.operation)
         if errors:
             raise CompilationError(

@@ -75,9 +75,7 @@ class JITFunction:
         if self.fn.__closure__:
             scope.update(zip(self.fn.__code__.co_freevars, (c.cell_contents for c in self.fn.__closure__)))
         for name in sorted(names):
-            obj = scope.get(name)
-            if isinstance(obj, JITFunction):
-                out.extend(obj._dependencies(seen))
+            out.extend(_compiled_in(scope.get(name), seen))
         return out
 
     def _global_values(self) -> str:
@@ -118,6 +116,10 @@ class JITFunction:
                 h.update(dep._global_values().encode())
             self._cache_key = h.hexdigest()
         return self._cache_key
+
+    def __get__(self, obj, cls=None):
+        """A @jit method of an aggregate (tilec.aggregate), read from an instance: bound to it."""
+        return self if obj is None else BoundJITMethod(self, obj)
 
     def __repr__(self) -> str:
         # by content, not address: a @jit function passed as a constexpr (or in a tuple) is part of
@@ -547,6 +549,48 @@ def _bound_value(bound: dict, kernel_arg: str):
         return value
     name = kernel_arg.split(".")[0]
     return tensor_descriptor.part(bound[name], kernel_arg.split(".", 1)[1])
+
+
+def _compiled_in(obj, seen: dict) -> list:
+    """The functions whose source a kernel referring to `obj` compiles in: a @jit function and those
+    it calls, a constexpr_function, an aggregate's methods (the cache key hashes their sources)."""
+    from tilec.language.aggregates import constexpr_function
+
+    if isinstance(obj, JITFunction):
+        return obj._dependencies(seen)
+    if isinstance(obj, constexpr_function):
+        if id(obj) in seen:
+            return []
+        seen[id(obj)] = obj
+        return JITFunction(obj.fn)._dependencies(seen)
+    if isinstance(obj, type) and hasattr(obj, "__tilec_fields__") and id(obj) not in seen:  # an aggregate
+        seen[id(obj)] = obj
+        out = []
+        for klass in obj.__mro__[:-1]:
+            for member in vars(klass).values():
+                member = getattr(member, "__func__", member)  # static and class methods
+                if inspect.isfunction(member):
+                    member = JITFunction(member)
+                out.extend(_compiled_in(member, seen))
+        return out
+    return []
+
+
+class BoundJITMethod:
+    """`instance.method` for a @jit method: inlined with the instance as its first argument. Called
+    by Python itself (a @jit `__getitem__` behind `x[i]`), it goes to the code generator."""
+
+    __slots__ = ("function", "obj")
+
+    def __init__(self, function: JITFunction, obj):
+        self.function, self.obj = function, obj
+
+    def __call__(self, *args, **kwargs):
+        from tilec.language import builtins
+
+        if builtins.call_jit is None:
+            raise RuntimeError(f"{self.function.__name__} is a @jit method: call it from a kernel")
+        return builtins.call_jit(self.function, [self.obj, *args], kwargs)
 
 
 class NamedStructure:
