@@ -105,7 +105,7 @@ CASES = [
     ),
     (shape_mismatch, {"BLOCK": 16}, "tl.store(x_ptr + a, a + b)", "incompatible shapes [16] and [32]"),
     (unsupported_construct, {}, 'with open("f"):', "unsupported Python construct in a kernel: With"),
-    (type_mismatch, {}, "x << 1.5", "'<<' needs integer (or bool) operands"),
+    (type_mismatch, {}, "x << 1.5", "invalid operands of type fp32 and fp32 for '<<': it needs integer"),
     (loop_type_change, {"BLOCK": 16}, "for _ in range(n):", "loop-carried variable 'acc'"),
     (calls_bad_helper, {}, "return x + tl.arange(0, 3)", "arange length 3 must be a power of two"),
     (uses_break, {}, "        break", "'break' is not supported"),

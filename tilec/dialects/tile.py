@@ -515,8 +515,6 @@ def _v_dot(op):
         _fail(op, f"accumulator and result must be {[sa[0], sb[1]]} of one type, got {acc} -> {res}")
     if element_of(a) != element_of(b) and not (str(element_of(a)) in _FP8 and str(element_of(b)) in _FP8):
         _fail(op, f"operand element types differ: {element_of(a)} vs {element_of(b)}")
-    if min(sa + sb) < 16:
-        _fail(op, f"every dot dimension must be >= 16, got {sa} x {sb}")
     prec = _str_attr(op, "input_precision", "ieee")
     if prec not in _PRECISIONS:
         _fail(op, f"input_precision '{prec}' is not one of {sorted(_PRECISIONS)}")
@@ -833,7 +831,7 @@ def _ops() -> list[OpSpec]:
         ),
         OpSpec(
             "dot",
-            "Matrix product `a @ b + acc` of 2-D tensors (every dimension >= 16). "
+            "Matrix product `a @ b + acc` of 2-D tensors (any sizes: tensor cores take the shapes that fit them, FMAs the rest). "
             "`input_precision` is ieee, tf32 or tf32x3 for f32 inputs; `max_num_imprecise_acc` (fp8 "
             "inputs) is how many K values a tensor core may sum in its own reduced precision before "
             "the sum is added to the fp32 accumulator.",

@@ -160,6 +160,8 @@ for _name in _MEMBER_FUNCTIONS:
     if not hasattr(tensor, _name):
         setattr(tensor, _name, _member(globals()[_name]))
 
+pi32_t = pointer_type(int32)  # Triton's name for the int32 pointer type
+
 # Triton's `tl.tuple(iterable)`: compile-time tuples are Python tuples in tilec (indexing, `len`, `+`,
 # `==` and unpacking as in Python; elements cannot be assigned). Bound last: the name shadows the
 # builtin in this module.

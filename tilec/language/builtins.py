@@ -80,7 +80,7 @@ def program_id(axis) -> tensor:
     """The index of this program instance along grid axis `axis` (0, 1 or 2), an int32 scalar."""
     axis = _const_int(axis, "axis")
     if axis not in (0, 1, 2):
-        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
+        raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}")
     return tensor(tile.program_id(axis), core.int32)
 
 
@@ -89,7 +89,7 @@ def num_programs(axis) -> tensor:
     """The number of program instances along grid axis `axis`, an int32 scalar."""
     axis = _const_int(axis, "axis")
     if axis not in (0, 1, 2):
-        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
+        raise SemanticError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
     return tensor(tile.num_programs(axis), core.int32)
 
 
@@ -528,8 +528,16 @@ def expand_dims(input, axis) -> tensor:
     x = to_tensor(input)
     axes = axis if isinstance(axis, tuple | list) else [axis]
     axes = [_const_int(a, "axis") for a in axes]
-    rank = len(x.shape) + len(axes)
+    rank = len(x.shape) + len(axes)  # of the result: every axis names a dimension of it
+    for a in axes:
+        if not -rank <= a < rank:
+            raise SemanticError(
+                f"tl.expand_dims: invalid axis {a}: out of range for a rank-{len(x.shape)} tensor gaining "
+                f"{len(axes)} dimension(s) (valid: {-rank} to {rank - 1})"
+            )
     axes = sorted(a + rank if a < 0 else a for a in axes)
+    if len(set(axes)) != len(axes):
+        raise SemanticError(f"tl.expand_dims: duplicate axes, normalized axes = {axes} (given {axis})")
     for a in axes:
         x = semantic.expand_dims(x, a)
     return x
@@ -670,10 +678,23 @@ def _with_indices(x: tensor, axis, keep_dims, greater):
     return reduce_tensors([x, idx], axis, _arg_combine(greater), keep_dims)
 
 
+def _minmax_input(x: tensor, values_only: bool) -> tensor:
+    """Triton's types for tl.max / tl.min: bf16 compares as fp32; without indices, values narrower
+    than 32 bits are reduced as fp32 or int32 (so `tl.max(x_int8) + 100` does not wrap)."""
+    t = x.dtype
+    if t.is_bf16() or values_only and t.primitive_bitwidth < 32 and t.is_floating():
+        return semantic.cast(x, core.float32)
+    if values_only and t.primitive_bitwidth < 32 and t.is_int():
+        return semantic.cast(x, core.int32)
+    return x
+
+
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The maximum along `axis`; with `return_indices=True` also its index (the first one on ties)."""
-    x = to_tensor(input)
+    """The maximum along `axis`; with `return_indices=True` also its index (the first one on ties).
+    As in Triton, values narrower than 32 bits come back as fp32 / int32 (bf16 as fp32 also with
+    indices)."""
+    x = _minmax_input(to_tensor(input), not return_indices)
     if return_indices:
         v, i = _with_indices(x, axis, keep_dims, greater=True)
         return v, i
@@ -682,8 +703,9 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The minimum along `axis`; with `return_indices=True` also its index (the first one on ties)."""
-    x = to_tensor(input)
+    """The minimum along `axis`; with `return_indices=True` also its index (the first one on ties).
+    Result types as tl.max's."""
+    x = _minmax_input(to_tensor(input), not return_indices)
     if return_indices:
         v, i = _with_indices(x, axis, keep_dims, greater=False)
         return v, i
@@ -722,16 +744,21 @@ def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[ten
 
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
-    """The inclusive prefix sum along `axis` (`reverse=True` scans from the end)."""
+    """The inclusive prefix sum along `axis` (`reverse=True` scans from the end); integers below 32
+    bits are summed as int32 / uint32 and bf16 as fp32, as in Triton."""
     x = to_tensor(input)
-    x = semantic.cast(x, _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype))
+    default = core.float32 if x.dtype.is_bf16() else _sum_dtype(x.dtype)
+    x = semantic.cast(x, _dtype(dtype) if dtype is not None else default)
     return scan_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), reverse)[0]
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False) -> tensor:
-    """The inclusive prefix product along `axis` (`reverse=True` scans from the end)."""
+    """The inclusive prefix product along `axis` (`reverse=True` scans from the end); bf16 is
+    multiplied as fp32, as in Triton."""
     x = to_tensor(input)
+    if x.dtype.is_bf16():
+        x = semantic.cast(x, core.float32)
     return scan_tensors([x], axis, lambda a, b: semantic.mul(a[0], b[0]), reverse)[0]
 
 
@@ -842,19 +869,11 @@ def dot(
         )
     if a.shape[1] != b.shape[0]:
         raise SemanticError(f"tl.dot inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
-    if _py.min(a.shape + b.shape) < 16:
-        raise SemanticError(f"every tl.dot dimension must be >= 16, got {list(a.shape)} x {list(b.shape)}")
     if a.dtype != b.dtype and not (a.dtype.is_fp8() and b.dtype.is_fp8()):
         raise SemanticError(
             f"tl.dot operands must have one dtype (or be two fp8 formats), got {a.dtype} and {b.dtype}"
         )
-    if a.dtype.is_int():
-        default_out = core.int32
-    elif a.dtype.is_fp64():
-        default_out = core.float64
-    else:
-        default_out = core.float32
-    out_t = _dtype(out_dtype) if out_dtype is not None else default_out
+    out_t = _dot_result_type(a.dtype, out_dtype)
     shape = (a.shape[0], b.shape[1])
     if acc is None:
         acc_t = semantic.constant(0, out_t, shape)
@@ -879,6 +898,25 @@ def dot(
         max_num_imprecise_acc=max_num_imprecise_acc,
     )
     return tensor(h, out_t, shape)
+
+
+def _dot_result_type(operand: dtype, out_dtype) -> dtype:
+    """Triton's rule: integer operands give int32 and fp32 / bf16 operands fp32 whatever `out_dtype`
+    says; fp16 and fp8 operands give `out_dtype` (fp32 by default); bf16 results are refused (cast
+    the fp32 result)."""
+    requested = _dtype(out_dtype) if out_dtype is not None else None
+    if requested is not None and requested.is_bf16():
+        raise SemanticError(
+            "tl.dot: out_dtype=bfloat16 is not supported (as in Triton): use out_dtype=tl.float32 and "
+            "cast the result with .to(tl.bfloat16)"
+        )
+    if operand.is_int():
+        return core.int32
+    if operand.is_fp64():
+        return core.float64
+    if operand.is_fp32() or operand.is_bf16() or requested is None:
+        return core.float32
+    return requested
 
 
 def _batched_dot(a: tensor, b: tensor, acc, **options) -> tensor:

@@ -33,6 +33,38 @@ class const:
     as a hint is in Triton."""
 
 
+class shape_tuple(tuple):
+    """A tensor's shape: a tuple that also equals the list of its sizes and concatenates with lists,
+    since Triton's shapes are lists (`tl.static_assert(x.shape == [BLOCK])`, `x.shape + [1]`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return shape_tuple(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if isinstance(other, tuple | list):
+            return shape_tuple(tuple(self) + tuple(other))
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return other + list(self)
+        if isinstance(other, tuple):
+            return shape_tuple(other + tuple(self))
+        return NotImplemented
+
+
 class constexpr:
     """Annotation for compile-time parameters (`BLOCK: tl.constexpr`). `tl.constexpr(v)` is `v`, except
     that a number so wrapped on the host launches as a compile-time constant wherever it is passed (a
@@ -344,7 +376,7 @@ class tensor:
     def __init__(self, handle: ir.Value, type: dtype, shape: tuple[int, ...] = ()):
         self.handle = handle
         self.dtype = type
-        self.shape = tuple(shape)
+        self.shape = shape_tuple(shape)
 
     @property
     def type(self):

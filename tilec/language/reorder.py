@@ -90,10 +90,11 @@ def _scalar(x: tensor) -> tensor:
 
 @builtin
 def interleave(a, b) -> tensor:
-    """The elements of `a` and `b` alternating along their last dimension (its size doubles)."""
+    """The elements of `a` and `b` alternating along their last dimension (its size doubles); two
+    scalars give the pair `[a, b]`, as in Triton."""
     joined = join(a, b)
     if len(joined.shape) < 2:
-        raise SemanticError("tl.interleave: the operands must have at least one dimension")
+        return joined
     return builtins.reshape(joined, (*joined.shape[:-2], 2 * joined.shape[-2]))
 
 

@@ -43,8 +43,18 @@ def python_scalar_dtype(v) -> dtype:
             return core.uint64
         raise SemanticError(f"integer constant {v} does not fit in 64 bits")
     if isinstance(v, numbers.Real):
-        return core.float32
+        # as Triton: fp32 unless the magnitude is outside fp32's normal range (then fp64, so that
+        # `val = 1e50` is not silently inf and `1e-300` not 0)
+        magnitude = _py_abs(float(v))
+        if magnitude in (0.0, float("inf")) or magnitude != magnitude or _F32_MIN <= magnitude <= _F32_MAX:
+            return core.float32
+        return core.float64
     raise SemanticError(f"cannot use a value of type {type(v).__name__} in tile code: {v!r}")
+
+
+_F32_MIN = 2.0**-126  # the smallest normal fp32
+_F32_MAX = (2 - 2**-23) * 2.0**127
+_py_abs = abs
 
 
 def _attr(value, t: dtype) -> ir.Attribute:
@@ -96,13 +106,13 @@ def _is_py_scalar(v) -> bool:
 
 
 def _kind(t: dtype) -> int:
+    """Triton's ordering bool < integer < float: a Python int meeting an unsigned tensor takes the
+    tensor's type, as with a signed one."""
     if t.is_bool():
         return 0
-    if t.is_int_unsigned():
-        return 1
     if t.is_int():
-        return 2
-    return 3
+        return 1
+    return 2
 
 
 def integer_promote(a: dtype, b: dtype) -> dtype:
@@ -142,7 +152,7 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
         raise SemanticError(f"unexpected operand types {a} and {b}")
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
         raise SemanticError(
-            f"cannot use /, // or % with {a} and {b}: they differ in signedness; cast one first"
+            f"Cannot use /, // or % with {a} and {b} because they have different signedness; cast them to the same signedness"
         )
     return integer_promote(a, b)
 
@@ -317,10 +327,35 @@ def _operands(a, b, div_or_mod=False, allow_ptr=False) -> tuple[tensor, tensor, 
             raise SemanticError(f"invalid operands of types {at} and {bt}")
         return None, None, None
     t = computation_type(at, a_scalar, bt, b_scalar, div_or_mod)
+    if t.is_int() and not t.is_bool():
+        for v in (a,) if a_scalar else (b,) if b_scalar else ():
+            _check_scalar_fits(v, t)
     a = cast(to_tensor(a, t if a_scalar else None), t)
     b = cast(to_tensor(b, t if b_scalar else None), t)
     a, b = binary_broadcast(a, b)
     return a, b, t
+
+
+def _check_scalar_fits(v, t: dtype) -> None:
+    """A Python integer operand takes the tensor's integer type (weak typing); one it cannot hold
+    is an error rather than a silently wrapped value, as in Triton."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        return
+    v = int(v)
+    bits = t.primitive_bitwidth
+    if t.is_int_unsigned():
+        if v < 0:
+            raise SemanticError(
+                f"Cannot perform a binary operation between an unsigned tensor ({t}) and a negative "
+                f"scalar ({v}); cast one of them explicitly"
+            )
+        lo, hi = 0, (1 << bits) - 1
+    else:
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if not lo <= v <= hi:
+        raise SemanticError(
+            f"Scalar {v} is out of range for type {t} (cast the tensor to a wider type first)"
+        )
 
 
 def _ptr_offset(p: tensor, off, negate=False) -> tensor:
@@ -371,7 +406,8 @@ def truediv(a, b, precise: bool = False) -> tensor:
     at = a.dtype if isinstance(a, tensor) else python_scalar_dtype(a)
     bt = b.dtype if isinstance(b, tensor) else python_scalar_dtype(b)
     if at.is_int() and bt.is_int():  # int / int is a float division, as in Python and Triton
-        a, b = cast(to_tensor(a), core.float32), cast(to_tensor(b), core.float32)
+        a, b, _ = _operands(a, b, div_or_mod=True)  # Triton's checks first (signedness, scalar range)
+        a, b = cast(a, core.float32), cast(b, core.float32)
     a, b, t = _operands(a, b, div_or_mod=True)
     if not t.is_floating():
         a, b, t = cast(a, core.float32), cast(b, core.float32), core.float32
@@ -415,7 +451,9 @@ def _bitwise(a, b, name) -> tuple[tensor, tensor, dtype]:
     at = a.dtype if isinstance(a, tensor) else python_scalar_dtype(a)
     bt = b.dtype if isinstance(b, tensor) else python_scalar_dtype(b)
     if not at.is_int() or not bt.is_int():
-        raise SemanticError(f"'{name}' needs integer (or bool) operands, got {at} and {bt}")
+        raise SemanticError(
+            f"invalid operands of type {at} and {bt} for '{name}': it needs integer (or bool) operands"
+        )
     return _operands(a, b)
 
 

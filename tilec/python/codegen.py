@@ -788,6 +788,9 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         obj = self.visit(node.value)
+        if _is_number(obj) and not hasattr(obj, node.attr):
+            # a number assigned in the kernel is a scalar tensor in Triton: `value.dtype`, `value.to(...)`
+            return getattr(to_tensor(obj), node.attr)
         return getattr(obj, node.attr)
 
     def visit_Subscript(self, node):
@@ -806,7 +809,18 @@ class CodeGenerator(ast.NodeVisitor):
         cond = self.visit(node.test)
         if not _is_tensor(cond):
             return self.visit(node.body if cond else node.orelse)
-        return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
+        if cond.shape:  # a block of conditions: element-wise, both sides computed
+            return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
+        # A run-time scalar condition runs only the side it picks (as Triton's scf.if): a load or a
+        # store on the other side must not happen. Generated as `if c: t = a` / `else: t = b`.
+        name = f"{_IFEXP}{id(node)}"
+        branches = []
+        for side in (node.body, node.orelse):
+            assign = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=side)
+            branches.append([ast.copy_location(assign, side)])
+        statement = ast.copy_location(ast.If(test=node.test, body=branches[0], orelse=branches[1]), node)
+        self.dynamic_if(statement, cond)
+        return self.lscope.pop(name, None)
 
     _BINOPS = {
         ast.Add: ("__add__", semantic.add),
@@ -932,6 +946,8 @@ class CodeGenerator(ast.NodeVisitor):
             return _PY_ON_TENSORS[fn](*args, **kwargs)
         if fn is _py.print:
             return tlb.static_print(*args, **kwargs)
+        if fn in _PY_INTROSPECTION:  # compile-time questions about values, tensors included
+            return fn(*args, **kwargs)
         if tensors:
             name = getattr(fn, "__name__", repr(fn))
             raise _Unsupported(
@@ -976,6 +992,7 @@ class _Missing:
 
 
 _RETURN = "__tilec_return__"  # the variable a return inside a run-time if assigns
+_IFEXP = "__tilec_ifexp_"  # the variable `a if c else b` assigns, with c known at run time
 
 
 def _contains_return(node: ast.AST) -> bool:
@@ -1075,6 +1092,10 @@ def _py_compare(op, a, b):
     }
     return table[op](a, b)
 
+
+_PY_INTROSPECTION = frozenset(
+    {_py.isinstance, _py.type, _py.hasattr, _py.getattr, _py.callable, _py.repr, _py.str}
+)
 
 _PY_ON_TENSORS = {
     _py.min: lambda a, b: semantic.minimum(a, b),

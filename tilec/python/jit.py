@@ -201,7 +201,7 @@ class JITFunction:
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
         try:
             num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
-        except TypeError as e:
+        except (TypeError, ValueError) as e:
             raise _user_frame_error(e) from None
         # Fast path: a launch like an earlier one (same argument kinds, dtypes, alignment, constexprs)
         # goes from a dict lookup straight to the target's launcher, with no binding or specialization.
@@ -239,7 +239,7 @@ class JITFunction:
                 self._launches[key] = (kernel._launcher or kernel.launch, positions, direct, extract)
             grid_dims = _resolve_grid(grid, bound)
             return kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
-        except (CompilationError, InterpreterError, TypeError, ValueError) as e:
+        except (CompilationError, InterpreterError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None
 
     def _specialize_tuple(self, param: str, name: str, value: tuple, src, specs: dict, key: list) -> tuple:
@@ -288,6 +288,12 @@ class JITFunction:
                 kwargs[name] = value
         num_warps = 4 if num_warps is None or "num_warps" in params else num_warps
         num_stages = 3 if num_stages is None or "num_stages" in params else num_stages
+        if type(num_warps) is not int or not 1 <= num_warps <= 32 or num_warps & (num_warps - 1):
+            raise ValueError(
+                f"{self.__name__}: num_warps must be a power of 2 from 1 to 32, got {num_warps!r}"
+            )
+        if type(num_stages) is not int or num_stages < 0:
+            raise ValueError(f"{self.__name__}: num_stages must be a non-negative int, got {num_stages!r}")
         if params.issuperset(kwargs):  # the usual launch: nothing else to take out
             return num_warps, num_stages, (None, None, 0)
         debug = kwargs.pop("debug", None) if "debug" not in params else None
@@ -385,7 +391,7 @@ class JITFunction:
             bound = self._bind(args, kwargs)
             target = target or compiler.select_target(bound.values())
             return self._compiled(bound, target, num_warps, num_stages, extra)
-        except (CompilationError, TypeError, ValueError) as e:
+        except (CompilationError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None
 
     def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0)):
@@ -421,8 +427,8 @@ _TRITON_OPTIONS_NOT_SUPPORTED = (
 def _value_key(v):
     """What specialization reads of a run-time argument, cheaply (None: not a known kind)."""
     t = type(v)
-    if t is int:
-        return (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63)
+    if t is int:  # (the last test sends a value no 64-bit type holds to the slow path's error)
+        return (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63, -(2**63) <= v < 2**64)
     if t is float or t is bool or v is None:
         return t
     if t is tuple:  # a tuple argument: its elements' keys
@@ -629,7 +635,7 @@ def _specialize_value(name, value, no_spec, src):
             return ("const", 1)
         t = core.int32 if -(2**31) <= v < 2**31 else core.int64 if -(2**63) <= v < 2**63 else core.uint64
         if not -(2**63) <= v < 2**64:
-            raise TypeError(
+            raise OverflowError(
                 f"{src.filename}:{src.fndef.lineno}: argument '{name}' = {v} does not fit in 64 bits"
             )
         attrs = {"tile.divisibility": 16} if v % 16 == 0 and not no_spec else {}

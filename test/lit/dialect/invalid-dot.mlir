@@ -9,9 +9,9 @@ func.func @f0(%a: tensor<32x16xf16>, %b: tensor<32x16xf16>, %c: tensor<32x16xf32
 
 // -----
 
-func.func @f1(%a: tensor<8x16xf16>, %b: tensor<16x16xf16>, %c: tensor<8x16xf32>) {
-  // expected-error @+1 {{every dot dimension must be >= 16}}
-  %0 = "tile.dot"(%a, %b, %c) : (tensor<8x16xf16>, tensor<16x16xf16>, tensor<8x16xf32>) -> tensor<8x16xf32>
+func.func @f1(%a: tensor<8x16xf16>, %b: tensor<16x16xf16>, %c: tensor<8x32xf32>) {
+  // expected-error @+1 {{accumulator and result must be [8, 16]}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<8x16xf16>, tensor<16x16xf16>, tensor<8x32xf32>) -> tensor<8x32xf32>
   return
 }
 

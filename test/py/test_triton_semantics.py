@@ -1,0 +1,274 @@
+"""Details where tilec follows Triton's semantics exactly (found porting Triton's test_core.py and
+test_frontend.py): reduction result types, Python integers that do not fit the tensor's type, shapes
+that compare equal to lists, expand_dims with several axes, and the errors' wording."""
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def reduction_types(x_ptr, out_ptr, DT: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 8)).to(DT)
+    big = tl.max(x) + 100  # int32 for an int8 input: no wrap-around at 127
+    tl.store(out_ptr, big)
+    tl.store(out_ptr + 1, tl.min(x, axis=0) - 100)
+    value, index = tl.max(x, 0, return_indices=True)
+    tl.store(out_ptr + 2, value.to(tl.int32) + index)
+
+
+@pytest.mark.parametrize("dt, np_dt", [(tl.int8, np.int8), (tl.uint8, np.uint8), (tl.int16, np.int16)])
+def test_max_min_of_narrow_integers_are_int32(target, dt, np_dt):
+    x = np.array([5, 120, 3, 7, 1, 9, 100, 2], np.int32)
+    out = np.zeros(3, np.int32)
+    reduction_types[(1,)](x, out, dt)
+    assert list(out) == [220, 1 - 100, 120 + 1]
+
+
+@tilec.jit
+def result_types(x_ptr, out_ptr):
+    h = tl.load(x_ptr + tl.arange(0, 4))
+    b = h.to(tl.bfloat16)
+    i8 = h.to(tl.int8)
+    tl.static_assert(tl.max(h).dtype == tl.float32)  # values narrower than 32 bits: fp32 / int32
+    tl.static_assert(tl.min(i8).dtype == tl.int32)
+    tl.static_assert(tl.max(h, 0, return_indices=True)[0].dtype == tl.float16)  # with indices: kept
+    tl.static_assert(tl.max(b, 0, return_indices=True)[0].dtype == tl.float32)  # bf16: fp32 always
+    tl.static_assert(tl.cumsum(b).dtype == tl.float32)
+    tl.static_assert(tl.cumprod(b).dtype == tl.float32)
+    tl.static_assert(tl.sum(i8).dtype == tl.int32)
+    tl.static_assert(tl.sum(h).dtype == tl.float16)
+    tl.store(out_ptr + tl.arange(0, 4), tl.cumsum(b))
+
+
+def test_reduction_result_types(target):
+    x = np.array([1, 2, 3, 4], np.float16)
+    out = np.zeros(4, np.float32)
+    result_types[(1,)](x, out)
+    assert list(out) == [1, 3, 6, 10]
+
+
+@tilec.jit
+def add_scalar(x_ptr, out_ptr, y: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + y)
+
+
+def test_python_integers_take_the_tensor_type_when_they_fit(target):
+    x = np.arange(-8, 8, dtype=np.int8)
+    out = np.zeros(16, np.int8)
+    add_scalar[(1,)](x, out, 100, N=16)  # fits int8: int8 arithmetic (wrapping as int8 does)
+    np.testing.assert_array_equal(out, (x.astype(np.int64) + 100).astype(np.int8))
+
+
+@pytest.mark.parametrize(
+    "dtype, y, message",
+    [
+        (np.int8, 200, "Scalar 200 is out of range for type int8"),
+        (np.int32, 0xFFFFFFFFFFFFFF, "Scalar 72057594037927935 is out of range for type int32"),
+        (np.uint8, -1, "between an unsigned tensor \\(uint8\\) and a negative scalar"),
+    ],
+)
+def test_python_integers_that_do_not_fit_are_errors(target, dtype, y, message):
+    x = np.zeros(16, dtype)
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        add_scalar[(1,)](x, np.zeros(16, dtype), y, N=16)
+    assert "test_triton_semantics.py" in str(info.value)
+
+
+@tilec.jit
+def shapes(out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.static_assert(offs.shape == [N])  # Triton's shapes are lists
+    tl.static_assert(offs[None, :, None].shape == [1, N, 1])
+    tl.static_assert(tl.full([], 1, tl.int32)[None, None].shape == [1, 1])
+    tl.static_assert(tl.expand_dims(offs, (0, -1)).shape == [1, N, 1])
+    tl.static_assert(tl.expand_dims(offs, (-4, 2, -1)).shape == [1, N, 1, 1])
+    tl.static_assert(tl.expand_dims(offs, (3, 1, 2)).shape == [N, 1, 1, 1])
+    tl.static_assert(tl.expand_dims(N, -1).shape == [1])
+    tl.static_assert(offs.shape + [1] == [N, 1])
+    grid = tl.reshape(offs, offs.shape[:1] + (1,)) + tl.zeros([1, 4], tl.int32)
+    tl.store(out_ptr + tl.arange(0, N)[:, None] * 4 + tl.arange(0, 4)[None, :], grid)
+
+
+def test_shapes_compare_equal_to_lists(target):
+    out = np.zeros((8, 4), np.int32)
+    shapes[(1,)](out, N=8)
+    np.testing.assert_array_equal(out, np.repeat(np.arange(8)[:, None], 4, axis=1))
+
+
+@tilec.jit
+def expand_dims_bad(out_ptr, AXES: tl.constexpr):
+    tl.store(out_ptr, tl.sum(tl.expand_dims(tl.arange(0, 4), AXES)))
+
+
+@pytest.mark.parametrize(
+    "axes, message",
+    [(-3, "invalid axis -3"), (2, "invalid axis 2"), ((0, 0), r"duplicate axes, normalized axes = \[0, 0\]")],
+)
+def test_expand_dims_errors(target, axes, message):
+    with pytest.raises(tilec.CompilationError, match=message):
+        expand_dims_bad[(1,)](np.zeros(1, np.int32), axes)
+
+
+@tilec.jit
+def select_pointers(cond_ptr, a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    # an int64 address made a pointer with Triton's tl.pi32_t, and a scalar choice of pointers
+    a = tl.load(a_ptr + offs).to(tl.pi32_t)
+    b = tl.load(b_ptr + offs).to(tl.pi32_t)
+    chosen = tl.where(tl.load(cond_ptr + offs) != 0, a, b)
+    tl.store(out_ptr + offs, chosen.to(tl.int64))
+    first = tl.where(tl.load(cond_ptr) != 0, a_ptr, b_ptr)
+    tl.store(out_ptr + N + offs, tl.load(first + offs))
+
+
+def test_pi32_t_and_pointer_selects(target):
+    rng = np.random.default_rng(0)
+    cond = rng.integers(0, 2, 16).astype(np.int32)
+    a, b = (rng.integers(0, 1 << 40, 16).astype(np.int64) for _ in range(2))
+    out = np.zeros(32, np.int64)
+    select_pointers[(1,)](cond, a, b, out, N=16)
+    np.testing.assert_array_equal(out[:16], np.where(cond != 0, a, b))
+    np.testing.assert_array_equal(out[16:], a if cond[0] else b)
+
+
+@tilec.jit
+def float_bitwise(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, x & x)
+
+
+@tilec.jit
+def mixed_signedness_division(x_ptr, y_ptr):
+    tl.store(x_ptr, tl.load(x_ptr) / tl.load(y_ptr))
+
+
+@tilec.jit
+def bad_program_id(x_ptr):
+    tl.store(x_ptr, tl.program_id(20))
+
+
+def test_error_wording_matches_triton(target):
+    with pytest.raises(tilec.CompilationError, match="invalid operands of type fp32 and fp32"):
+        float_bitwise[(1,)](np.zeros(1, np.float32))
+    with pytest.raises(tilec.CompilationError, match="Cannot use .* because they have different signedness"):
+        mixed_signedness_division[(1,)](np.zeros(1, np.int32), np.ones(1, np.uint32))
+    with pytest.raises(tilec.CompilationError, match="program_id axis must be 0, 1, or 2 but got 20"):
+        bad_program_id[(1,)](np.zeros(1, np.int32))
+
+
+@tilec.jit
+def number_as_scalar(out_ptr, x, y, BLOCK: tl.constexpr):
+    value = 3  # a number assigned in a kernel answers as Triton's scalar tensor does
+    tl.static_assert(value.dtype == tl.int32)
+    filled = tl.full([BLOCK], value=value, dtype=value.dtype) + value.to(tl.float32).to(tl.int32)
+    pair = tl.interleave(x, y)  # two scalars: the pair [x, y]
+    tl.static_assert(pair.shape == [2])
+    tl.static_assert(isinstance(pair, tl.tensor) and not isinstance(value, tl.tensor))
+    tl.store(out_ptr + tl.arange(0, BLOCK), filled)
+    tl.store(out_ptr + BLOCK + tl.arange(0, 2), pair)
+
+
+def test_numbers_scalars_and_introspection(target):
+    out = np.zeros(6, np.int32)
+    number_as_scalar[(1,)](out, 10, 20, BLOCK=4)
+    assert list(out) == [6, 6, 6, 6, 10, 20]
+
+
+@tilec.jit
+def small_dot(x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, OUT: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    y = tl.load(y_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    z = tl.dot(x, y, out_dtype=OUT)
+    tl.store(z_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], z)
+
+
+@pytest.mark.parametrize("m, n, k", [(2, 2, 16), (1, 64, 64), (64, 2, 64), (64, 64, 4), (16, 16, 16)])
+def test_dots_of_any_size(target, m, n, k):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    y = rng.standard_normal((k, n)).astype(np.float32)
+    z = np.zeros((m, n), np.float32)
+    small_dot[(1,)](x, y, z, m, n, k, tl.float32)
+    np.testing.assert_allclose(z, x @ y, rtol=1e-4, atol=1e-4)
+
+
+def test_dot_result_types_follow_triton(target):
+    rng = np.random.default_rng(1)
+    x = rng.integers(-10, 10, (32, 64)).astype(np.int8)
+    y = rng.integers(-10, 10, (64, 32)).astype(np.int8)
+    z = np.zeros((32, 32), np.int32)
+    small_dot[(1,)](x, y, z, 32, 32, 64, tl.int8)  # int8 operands accumulate in int32 whatever out_dtype
+    np.testing.assert_array_equal(z, x.astype(np.int32) @ y.astype(np.int32))
+    with pytest.raises(tilec.CompilationError, match="out_dtype=bfloat16 is not supported"):
+        small_dot[(1,)](x, y, z, 32, 32, 64, tl.bfloat16)
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80", "gfx942"])
+def test_small_dots_compile_for_gpus(arch, monkeypatch):
+    monkeypatch.setenv("TILEC_NO_PTXAS", "1")
+    for m, n, k in [(2, 2, 16), (64, 64, 4), (1, 64, 64)]:
+        x, y, z = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16), np.zeros((m, n), np.float32)
+        compiled = small_dot.warmup(x, y, z, m, n, k, tl.float32, grid=(1,), target=arch)
+        assert compiled.asm["ptx" if arch.startswith("sm") else "amdgcn"]
+
+
+@tilec.jit
+def literal(out_ptr, WHICH: tl.constexpr):
+    if WHICH == 0:
+        value = 1e50  # beyond fp32: fp64, as in Triton (not inf)
+    elif WHICH == 1:
+        value = 1e-300  # below fp32's normals: fp64 (not 0)
+    elif WHICH == 2:
+        value = 2**40  # beyond int32: int64
+    else:
+        value = 1.5
+    tl.store(out_ptr.to(tl.pointer_type(value.dtype)), value)
+
+
+@pytest.mark.parametrize(
+    "which, dtype, expected",
+    [(0, np.float64, 1e50), (1, np.float64, 1e-300), (2, np.int64, 2**40), (3, np.float32, 1.5)],
+)
+def test_literal_types(target, which, dtype, expected):
+    out = np.zeros(1, dtype)
+    literal[(1,)](out, which)
+    assert out[0] == expected
+
+
+@tilec.jit
+def conditional_expressions(x_ptr, out_ptr, n, far):
+    pid = tl.program_id(0)
+    # only the chosen side runs: the other side's address is far outside any array
+    value = tl.load(x_ptr + pid) if pid < n else tl.load(x_ptr + far)
+    tl.store(out_ptr + pid, value) if pid % 2 == 0 else tl.store(out_ptr + pid, -value)
+    picked = 2.5 if pid == 0 else tl.load(x_ptr)  # a number on one side takes the other's type
+    tl.store(out_ptr + 4 + pid, picked)
+
+
+def test_conditional_expressions_run_one_side(target):
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    out = np.zeros(8, np.float32)
+    conditional_expressions[(4,)](x, out, 4, 1 << 40)
+    np.testing.assert_array_equal(out, [1.0, -2.0, 3.0, -4.0, 2.5, 1.0, 1.0, 1.0])
+
+
+@tilec.jit
+def with_defaults(out_ptr, value=3):
+    tl.store(out_ptr, value)
+
+
+def test_launch_argument_checks(target):
+    out = np.zeros(1, np.int64)
+    with_defaults[(1,)](out)
+    assert out[0] == 3
+    with pytest.raises(ValueError, match="num_warps must be a power of 2"):
+        with_defaults[(1,)](out, num_warps=3)
+    with_defaults[(1,)](out, 2**64 - 1)  # uint64
+    assert out.view(np.uint64)[0] == 2**64 - 1
+    for too_big in (2**64, -(2**63) - 1):  # after a launch with an int of the same key's kind
+        with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+            with_defaults[(1,)](out, too_big)
