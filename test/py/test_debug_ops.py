@@ -57,3 +57,34 @@ def test_debug_per_launch(monkeypatch):
     with pytest.raises(tilec.InterpreterError, match="x must be non-negative"):
         checking_when_debugging[(1,)](bad, BLOCK=8, debug=True)
     checking_when_debugging[(1,)](bad, BLOCK=8, debug=False)
+
+
+@tilec.jit
+def _checked_add(a, b):
+    wide = a.to(tl.int64) + b.to(tl.int64)
+    tl.device_assert((wide >= -(2**31)) & (wide <= 2**31 - 1), "int32 overflow")
+    return a + b
+
+
+@tilec.jit(debug=True)
+def checked_sums(z_ptr, scan_ptr, x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(z_ptr, tl.reduce(x, 0, _checked_add))
+    tl.store(scan_ptr + tl.arange(0, BLOCK), tl.associative_scan(x, 0, _checked_add))
+
+
+def test_device_assert_inside_a_combine_function(target):
+    x = np.zeros(512, np.int32)
+    x[:300] = 32
+    z, scan = np.zeros(1, np.int32), np.zeros(512, np.int32)
+    checked_sums[(1,)](z, scan, x, BLOCK=512)  # Triton's side-effectful reduction and scan
+    assert z[0] == x.sum()
+    np.testing.assert_array_equal(scan, np.cumsum(x))
+    with pytest.raises(tilec.InterpreterError, match="int32 overflow"):
+        checked_sums[(1,)](z, scan, np.full(512, 2**30, np.int32), BLOCK=512)
+
+
+def test_device_assert_inside_a_combine_function_on_nvidia():
+    x = np.zeros(512, np.int32)
+    compiled = checked_sums.warmup(np.zeros(1, np.int32), x, x, BLOCK=512, grid=(1,), target="sm_90a")
+    assert "__assertfail" in compiled.asm["ptx"]

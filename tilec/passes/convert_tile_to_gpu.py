@@ -286,6 +286,7 @@ class _KernelLowering:
                 cp_async.plan(self)
             self.lower_block(block)
             gpu.ReturnOp([])
+        _lower_combiner_asserts(gfn)
         wgmma.elide_war_barriers(self.war_barriers)
         if self.tensor_maps:
             self._declare_tensor_maps(gfn, entry)
@@ -1805,10 +1806,7 @@ def _assert(self: _KernelLowering, op):
         raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
     from mlir.dialects import cf
 
-    from tilec import diagnostics
-
-    file, line, col = diagnostics.file_location(op.location)
-    message = (f"{file}:{line}:{col}: " if file else "") + ir.StringAttr(op.attributes["message"]).value
+    message = _assert_message(op)
     cond = op.operands[0]
     shape = tile.shape_of(cond.type)
     if not shape:
@@ -1820,6 +1818,38 @@ def _assert(self: _KernelLowering, op):
     for r in regs[1:]:
         ok = arith.andi(ok, _truthy(r))
     cf.AssertOp(ok, message)
+
+
+def _assert_message(op) -> str:
+    from tilec import diagnostics
+
+    file, line, col = diagnostics.file_location(op.location)
+    return (f"{file}:{line}:{col}: " if file else "") + ir.StringAttr(op.attributes["message"]).value
+
+
+def _lower_combiner_asserts(gfn) -> None:
+    """Device assertions inside reduce/scan combiners (a checked combine function) were cloned with
+    the combiner wherever it runs, on values already lowered to scalars: each becomes a cf.assert."""
+    from mlir.dialects import cf
+
+    found = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    if inner.name == "tile.assert":
+                        found.append(inner)
+                    visit(inner)
+
+    visit(gfn.operation)
+    for op in found:
+        if _VENDOR[0] != "nvidia":
+            raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
+        with op.location, ir.InsertionPoint(op):
+            cf.AssertOp(_truthy(op.operands[0]), _assert_message(op))
+        op.erase()
 
 
 def _truthy(v: ir.Value) -> ir.Value:
