@@ -346,3 +346,40 @@ def test_float64_math_on_gpus_names_the_line_and_function(arch):
     message = str(info.value)
     assert f"test_errors.py:{line_of(erf_of_doubles, 'tl.erf(x)')}:" in message
     assert "math.erf: not supported for f64 on GPUs yet" in message
+
+
+@tilec.jit
+def _helper_with_a_bug(x):
+    return x + undefined_name  # noqa: F821
+
+
+@tilec.jit
+def calls_buggy_helper(x_ptr):
+    tl.store(x_ptr, _helper_with_a_bug(tl.load(x_ptr)))
+
+
+@tilec.jit
+def _shape_by_branch(n):
+    if n == 0:
+        return tl.arange(0, 4)
+    else:
+        return tl.arange(0, 8)
+
+
+@tilec.jit
+def returns_two_shapes(x_ptr, n):
+    tl.store(x_ptr + tl.arange(0, 4), _shape_by_branch(n))
+
+
+def test_errors_in_helpers_name_the_call_site():
+    with pytest.raises(tilec.CompilationError) as info:
+        calls_buggy_helper[(1,)](np.zeros(1, np.float32))
+    text = str(info.value)
+    assert "name 'undefined_name' is not defined" in text.splitlines()[0]
+    line = calls_buggy_helper.fn.__code__.co_firstlineno + 2
+    assert f"in _helper_with_a_bug(), called from {__file__}:{line}:" in text
+
+
+def test_returns_of_different_types_on_run_time_paths_are_an_error():
+    with pytest.raises(tilec.CompilationError, match="inconsistent return types"):
+        returns_two_shapes[(1,)](np.zeros(8, np.int32), 2)

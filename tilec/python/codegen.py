@@ -307,6 +307,16 @@ class CodeGenerator(ast.NodeVisitor):
                     with ir.InsertionPoint(draft.else_block):
                         tb = semantic.broadcast_to(semantic.cast(tb, ta.dtype), ta.shape)
                 else:
+                    if n == _RETURN:
+                        raise _Unsupported(
+                            f"the function returns {ta!r} on one path but {tb!r} on another (inconsistent "
+                            "return types)"
+                        )
+                    if n.startswith(_IFEXP):
+                        raise _Unsupported(
+                            f"the two sides of the conditional expression differ: {ta!r} and {tb!r} "
+                            "(a run-time condition needs one type)"
+                        )
                     if n not in before:
                         continue
                     raise _Unsupported(
@@ -918,7 +928,16 @@ class CodeGenerator(ast.NodeVisitor):
                 kwargs.update(self.visit(k.value))
             else:
                 kwargs[k.arg] = self.visit(k.value)
-        return self.call(fn, args, kwargs)
+        try:
+            return self.call(fn, args, kwargs)
+        except CompilationError as e:
+            from .jit import BoundJITMethod, JITFunction
+
+            if isinstance(fn, JITFunction | BoundJITMethod):  # the error is inside the callee
+                site = self.error(node, "")
+                name = fn.__name__ if isinstance(fn, JITFunction) else fn.function.__name__
+                e.add_call_site(site.filename, site.lineno, site.col, name)
+            raise
 
     def call(self, fn, args, kwargs):
         from .jit import BoundJITMethod, JITFunction

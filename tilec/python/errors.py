@@ -14,7 +14,13 @@ class CompilationError(Exception):
         text = f"{filename}:{lineno}:{col}: error: {reason}"
         if source.strip():
             text += f"\n    {source}\n    {' ' * max(col - 1, 0)}^"
+        self.call_sites: list[tuple[str, int, int, str]] = []
         super().__init__(text)
+
+    def add_call_site(self, filename: str, lineno: int, col: int, callee: str) -> None:
+        """Notes where the @jit function the error is in was called from (outermost last)."""
+        self.call_sites.append((filename, lineno, col, callee))
+        self.args = (f"{self.args[0]}\n  in {callee}(), called from {filename}:{lineno}:{col}",)
 
 
 class InterpreterError(Exception):
