@@ -272,3 +272,21 @@ def test_launch_argument_checks(target):
     for too_big in (2**64, -(2**63) - 1):  # after a launch with an int of the same key's kind
         with pytest.raises(OverflowError, match="does not fit in 64 bits"):
             with_defaults[(1,)](out, too_big)
+
+
+@tilec.jit
+def annotated_scalars(out_ptr, stride: tl.int64, small: tl.uint8, tiny: tl.float64, half: tl.float16, n: int):
+    tl.static_assert(stride.dtype == tl.int64)  # the annotation is the type, whatever the value
+    tl.static_assert(small.dtype == tl.uint8)
+    tl.static_assert(tiny.dtype == tl.float64)
+    tl.static_assert(half.dtype == tl.float16)
+    tl.store(out_ptr, stride * 1048576)  # 2**32: int32 arithmetic would wrap to 0
+    tl.store(out_ptr + 1, small.to(tl.int64) + n)
+    tl.store(out_ptr + 2, (tiny * 1e-300 > 0).to(tl.int64))  # 1e-310 is 0 in fp32, not in fp64
+    tl.store(out_ptr + 3, (half * 4).to(tl.int64))
+
+
+def test_scalar_type_annotations(target):
+    out = np.zeros(4, np.int64)
+    annotated_scalars[(1,)](out, 4096, 3, 1e-10, 1.5, 1)  # 1 would be specialized without the annotation
+    assert list(out) == [2**32, 4, 1, 6]

@@ -1194,9 +1194,13 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                 entry = fn.add_entry_block()
             scope = {}
             args = iter(entry.arguments)
+            annotated = getattr(jit_fn, "annotated_dtypes", {})
             for n, spec in arg_specs.items():
                 if spec[0] == "arg":
                     scope[n] = tensor(next(args), spec[1])
+                    if n in annotated and annotated[n] != spec[1] and not spec[1].is_ptr():
+                        with ir.InsertionPoint(entry):  # `x: tl.float16` arrives as fp32
+                            scope[n] = semantic.cast(scope[n], annotated[n])
                 elif spec[0] == "desc":
                     scope[n] = _descriptor_argument(n, spec[1], scope)
                 elif spec[0] == "tuple":

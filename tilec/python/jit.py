@@ -56,6 +56,13 @@ class JITFunction:
             i: p.default for i, p in enumerate(params) if p.default is not inspect.Parameter.empty
         }
         self._is_constexpr = [p.name in self.constexpr_names for p in params]
+        # Scalar parameters annotated with a tl dtype (`stride: tl.int64`): that is their type in the
+        # kernel, whatever the value's natural one (int32 for a small int), as in Triton.
+        self.annotated_dtypes = {
+            p.name: t
+            for p in params
+            if p.name not in self.constexpr_names and (t := _annotated_dtype(fn, p.annotation)) is not None
+        }
 
     # -- source ------------------------------------------------------------------------------
     def source_info(self) -> SourceInfo:
@@ -191,7 +198,12 @@ class JITFunction:
                 specs[name] = ("tuple", structure)
                 key.append((name, "tuple", repr(structure)))
                 continue
-            spec = _specialize_value(name, value, name in self.do_not_specialize, src)
+            annotated = self.annotated_dtypes.get(name)
+            spec = _specialize_value(
+                name, value, name in self.do_not_specialize or annotated is not None, src
+            )
+            if annotated is not None and spec[0] == "arg" and not spec[1].is_ptr():
+                spec = ("arg", _passed_as(annotated), spec[2] if annotated.is_int() else {})
             specs[name] = spec
             key.append(
                 (name, spec[0], str(spec[1]), tuple(sorted(spec[2].items())) if spec[0] == "arg" else ())
@@ -580,6 +592,25 @@ def _compiled_in(obj, seen: dict) -> list:
                 out.extend(_compiled_in(member, seen))
         return out
     return []
+
+
+def _annotated_dtype(fn, annotation) -> core.dtype | None:
+    """The tl dtype a parameter is annotated with (also as a string under `from __future__ import
+    annotations`), else None; pointer types and anything else (int, torch.Tensor) are ignored."""
+    if isinstance(annotation, str) and annotation.replace(".", "").replace("_", "").isalnum():
+        try:
+            annotation = eval(annotation, dict(fn.__globals__))  # noqa: S307 (a dotted name only)
+        except Exception:
+            return None
+    if isinstance(annotation, core.dtype) and not annotation.is_ptr():
+        return annotation
+    return None
+
+
+def _passed_as(t: core.dtype) -> core.dtype:
+    """The type an annotated scalar argument travels in: its own, except 16- and 8-bit floats, which
+    go as fp32 and are converted in the kernel (launchers pass fp32 and fp64 floats)."""
+    return core.float32 if t.is_floating() and t.primitive_bitwidth < 32 else t
 
 
 class BoundJITMethod:
