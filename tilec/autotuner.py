@@ -84,6 +84,7 @@ class Autotuner:
         if not (hasattr(fn, "run") and hasattr(fn, "arg_names") and hasattr(fn, "cache_key")):
             raise TypeError("@tilec.autotune must decorate a @tilec.jit function (put @tilec.jit below it)")
         self.fn = fn
+        self.base_fn = getattr(fn, "base_fn", fn)  # the @tilec.jit function under the decorators
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
         self.configs = list(configs) or [Config({})]
@@ -404,6 +405,11 @@ class Heuristics:
     @property
     def cache_key(self) -> str:
         return self.fn.cache_key
+
+    @property
+    def base_fn(self):
+        """The @tilec.jit function under the decorators (Triton's `base_fn`)."""
+        return getattr(self.fn, "base_fn", self.fn)
 
     def _with_values(self, args, kwargs) -> dict:
         named = {**dict(zip(self.arg_names, args)), **kwargs}

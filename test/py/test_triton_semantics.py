@@ -290,3 +290,21 @@ def test_scalar_type_annotations(target):
     out = np.zeros(4, np.int64)
     annotated_scalars[(1,)](out, 4096, 3, 1e-10, 1.5, 1)  # 1 would be specialized without the annotation
     assert list(out) == [2**32, 4, 1, 6]
+
+
+@tilec.autotune(
+    configs=[tilec.Config(kwargs={"BLOCK": 32})],
+    key=["n"],
+    do_bench=lambda kernel, quantiles: tilec.testing.do_bench(kernel, quantiles=quantiles, warmup=1, rep=1),
+)
+@tilec.heuristics({"EVEN_N": lambda named: named["n"] % 2 == 0})
+@tilec.jit
+def decorated(dst, n, BLOCK: tl.constexpr, EVEN_N: tl.constexpr):
+    tl.store(dst, EVEN_N + BLOCK)
+
+
+def test_decorator_stack_and_base_fn(target):
+    dst = np.zeros(1, np.int32)
+    decorated[(1,)](dst, n=1023)
+    assert dst[0] == 32
+    assert decorated.base_fn.__name__ == "decorated" and isinstance(decorated.base_fn, tilec.JITFunction)
