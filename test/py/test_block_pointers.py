@@ -271,3 +271,20 @@ def test_block_pointer_matmul_on_gpu(dtype, M, N, K):
     torch.testing.assert_close(
         c.float(), expected.float(), rtol=2e-2, atol=0.15 if dtype == "float32" else 0.1
     )
+
+
+@tilec.jit
+def element_type_of_block_pointer(src_ptr, dst_ptr, N, BLOCK: tl.constexpr):
+    block = tl.make_block_ptr(
+        base=src_ptr, shape=(N,), strides=(1,), offsets=(0,), block_shape=(BLOCK,), order=(0,)
+    )
+    tl.static_assert(block.dtype == tl.pointer_type(tl.float16))  # Triton's: the pointer type
+    values = tl.load(block, boundary_check=(0,), padding_option="zero").to(block.dtype.element_ty)
+    tl.store(dst_ptr + tl.arange(0, BLOCK), values)
+
+
+def test_block_pointer_dtype_is_its_pointer_type(target):
+    src = np.arange(16, dtype=np.float16)
+    dst = np.zeros_like(src)
+    element_type_of_block_pointer[(1,)](src, dst, 16, BLOCK=16)
+    np.testing.assert_array_equal(dst, src)

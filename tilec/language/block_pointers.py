@@ -30,6 +30,11 @@ class block_pointer:
 
     @property
     def dtype(self) -> core.dtype:
+        """The pointer type, as Triton's (`block_ptr.dtype.element_ty` is the element type)."""
+        return self.base.dtype
+
+    @property
+    def element_ty(self) -> core.dtype:
         return self.base.dtype.element_ty
 
     @property
@@ -37,7 +42,7 @@ class block_pointer:
         return len(self.block_shape)
 
     def __repr__(self):
-        return f"block_pointer<{self.dtype}{list(self.block_shape)}>"
+        return f"block_pointer<{self.element_ty}{list(self.block_shape)}>"
 
     # A block pointer is carried through loops and branches as its parts (see codegen's aggregates):
     # the run-time ones change, the block shape and order must stay the same.
@@ -61,8 +66,8 @@ class block_pointer:
         padding = padding_option or "zero"
         if padding not in ("zero", "nan"):
             raise SemanticError(f"tl.load: padding_option {padding_option!r} is not 'zero' or 'nan'")
-        if padding == "nan" and not self.dtype.is_floating():
-            raise SemanticError(f"tl.load: padding_option 'nan' for a block of {self.dtype} values")
+        if padding == "nan" and not self.element_ty.is_floating():
+            raise SemanticError(f"tl.load: padding_option 'nan' for a block of {self.element_ty} values")
         ptr, mask = self._view()._block(self.offsets, "load", checked)
         if mask is None:
             return builtins.load(ptr)
