@@ -590,3 +590,19 @@ def test_descriptor_matmul_on_gpu(dtype, config, M, N, K, tma, monkeypatch):
     atol = 0.15 if dtype == "float32" else 1e-1
     torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=atol)
     assert torch.isnan(c.as_strided((M, 8), (N + 8, 1), N)).all()  # padding past N untouched
+
+
+@tilec.jit
+def descriptor_fields(out_ptr, a_ptr, M, N, M_BLOCK: tl.constexpr, N_BLOCK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[M_BLOCK, N_BLOCK])
+    assert desc.block_shape == [M_BLOCK, N_BLOCK]  # a list, as Triton's
+    tl.static_assert(desc.block_shape[1] == N_BLOCK)
+    block = desc.load([M_BLOCK, 2 * N_BLOCK])
+    tl.store(out_ptr + tl.arange(0, M_BLOCK)[:, None] * N_BLOCK + tl.arange(0, N_BLOCK)[None, :], block)
+
+
+def test_descriptor_block_shape_compares_with_lists(target):
+    a = np.arange(6 * 64, dtype=np.float32).reshape(6, 64)
+    out = np.zeros((2, 16), np.float32)
+    descriptor_fields[(1,)](out, a, 6, 64, 2, 16)
+    np.testing.assert_array_equal(out, a[2:4, 32:48])

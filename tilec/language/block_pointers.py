@@ -26,7 +26,11 @@ class block_pointer:
 
     def __init__(self, base: tensor, shape: list, strides: list, offsets: list, block_shape: tuple, order):
         self.base, self.shape, self.strides = base, list(shape), list(strides)
-        self.offsets, self.block_shape, self.order = list(offsets), tuple(block_shape), tuple(order)
+        self.offsets, self.block_shape, self.order = (
+            list(offsets),
+            core.shape_tuple(block_shape),
+            tuple(order),
+        )
 
     @property
     def dtype(self) -> core.dtype:

@@ -36,7 +36,7 @@ class tensor_descriptor:
         argument: str | None = None, wide_offsets: bool = True,
     ):  # fmt: skip
         self.base, self.shape, self.strides = base, list(shape), list(strides)
-        self.block_shape, self.padding = tuple(block_shape), padding
+        self.block_shape, self.padding = core.shape_tuple(block_shape), padding  # == a list too, as Triton
         self.argument = argument  # the kernel argument it came as (None: made in the kernel)
         # element offsets computed in 64 bits: an argument's launch says whether it needs them; one
         # made in the kernel may be of any size
