@@ -606,3 +606,31 @@ def test_descriptor_block_shape_compares_with_lists(target):
     out = np.zeros((2, 16), np.float32)
     descriptor_fields[(1,)](out, a, 6, 64, 2, 16)
     np.testing.assert_array_equal(out, a[2:4, 32:48])
+
+
+@tilec.jit
+def descriptors_remade_in_loops(a_ptr, M, N, MBLOCK: tl.constexpr, NBLOCK: tl.constexpr):
+    moffset = MBLOCK * tl.program_id(0)
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[MBLOCK, NBLOCK])
+    for i in range(0, N, NBLOCK):  # carried through the loop, made again in a run-time if
+        assert isinstance(desc, tl.tensor_descriptor)
+        if i % (3 * NBLOCK) == 0:
+            desc = tl.make_tensor_descriptor(
+                a_ptr, shape=[M, N], strides=[N, 1], block_shape=[MBLOCK, NBLOCK]
+            )
+        desc.store([moffset, i], desc.load([moffset, i]) + 10)
+    n = 0
+    while n < N:
+        if n % (3 * NBLOCK) == 0:
+            desc = tl.make_tensor_descriptor(
+                a_ptr + 0, shape=[M, N], strides=[N, 1], block_shape=[MBLOCK, NBLOCK]
+            )
+        desc.store([moffset, n], desc.load([moffset, n]) + 5)
+        n += NBLOCK
+
+
+def test_descriptors_carried_through_loops_and_branches(target):
+    a = np.random.default_rng(0).standard_normal((64, 512)).astype(np.float32)
+    expected = a + 15
+    descriptors_remade_in_loops[(8,)](a, 64, 512, 8, 128)
+    np.testing.assert_allclose(a, expected, rtol=1e-6)

@@ -53,6 +53,19 @@ class tensor_descriptor:
     def __repr__(self):
         return f"tensor_descriptor<{self.dtype}{list(self.block_shape)}>"
 
+    # Carried through run-time loops and branches as its parts (codegen's aggregates): a descriptor
+    # made again in a loop or an if (Triton's batched GEMM picks a batch's descriptors that way).
+    # One that went through a merge is an in-kernel descriptor (address arithmetic, no TMA).
+    def _tilec_flatten(self):
+        leaves = [self.base, *self.shape, *self.strides]
+        return leaves, ("tensor_descriptor", self.rank, self.block_shape, self.padding, self.wide_offsets)
+
+    @staticmethod
+    def _tilec_unflatten(structure, leaves):
+        _, rank, block_shape, padding, wide = structure
+        base, shape, strides = leaves[0], leaves[1 : 1 + rank], leaves[1 + rank : 1 + 2 * rank]
+        return tensor_descriptor(base, shape, strides, block_shape, padding, wide_offsets=wide)
+
     @builtin
     def load(self, offsets) -> tensor:
         """The block at `offsets` (one coordinate per dimension); outside `shape`: the padding value."""
