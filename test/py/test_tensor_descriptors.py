@@ -634,3 +634,39 @@ def test_descriptors_carried_through_loops_and_branches(target):
     expected = a + 15
     descriptors_remade_in_loops[(8,)](a, 64, 512, 8, 128)
     np.testing.assert_allclose(a, expected, rtol=1e-6)
+
+
+@tilec.jit
+def gather_then_scatter(
+    out_ptr, in_ptr, idx_ptr, y, X: tl.constexpr, Y: tl.constexpr, BX: tl.constexpr, BY: tl.constexpr
+):
+    rows = tl.load(idx_ptr + tl.arange(0, BX))
+    src = tl.make_tensor_descriptor(in_ptr, [X, Y], [Y, 1], [1, BY])
+    dst = tl.make_tensor_descriptor(out_ptr, [X, Y], [Y, 1], [1, BY])
+    dst.scatter(src.gather(rows, y) * 2, rows, y)
+
+
+@tilec.jit
+def descriptor_reductions(out_ptr, in_ptr, M, N, MB: tl.constexpr, NB: tl.constexpr):
+    desc = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [MB, NB])
+    m, n = tl.program_id(0) * MB, tl.program_id(1) * NB
+    v = tl.load(in_ptr + (m + tl.arange(0, MB))[:, None] * N + (n + tl.arange(0, NB))[None, :])
+    desc.atomic_add([m, n], v)
+    desc.atomic_max([m, n], v * 3)
+    desc.atomic_xor([m, n], 1)
+
+
+def test_descriptor_gather_scatter_and_reductions(target):
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, (64, 128)).astype(np.int32)
+    rows = rng.permutation(64)[:32].astype(np.int32)
+    out = np.zeros((64, 128), np.int32)
+    gather_then_scatter[(1,)](out, x, rows, 48, 64, 128, 32, 64)
+    expected = np.zeros_like(out)
+    expected[rows, 48:112] = 2 * x[rows, 48:112]
+    np.testing.assert_array_equal(out, expected)
+    acc = rng.integers(0, 100, (64, 64)).astype(np.int32)
+    v = rng.integers(0, 100, (64, 64)).astype(np.int32)
+    ref = np.maximum(acc + v, 3 * v) ^ 1
+    descriptor_reductions[(4, 2)](acc, v, 64, 64, 16, 32)
+    np.testing.assert_array_equal(acc, ref)

@@ -98,6 +98,83 @@ class tensor_descriptor:
         ptr, mask = self._block(offsets, "store")
         builtins.store(ptr, value, mask)
 
+    @builtin
+    def gather(self, x_offsets, y_offset) -> tensor:
+        """Rows `x_offsets` (a 1-D integer tensor) of a 2-D descriptor whose block is [1, N], columns
+        `y_offset` to `y_offset + N`: a [len(x_offsets), N] block; outside `shape`: the padding value."""
+        ptr, mask = self._rows(x_offsets, y_offset, "gather")
+        other = builtins.full(ptr.shape, float("nan") if self.padding == "nan" else 0, self.dtype)
+        return builtins.load(ptr, mask, other)
+
+    @builtin
+    def scatter(self, value, x_offsets, y_offset) -> None:
+        """Writes the [len(x_offsets), N] block `value` to rows `x_offsets`, columns `y_offset` to
+        `y_offset + N` (the inverse of `gather`); elements outside `shape` are left alone."""
+        ptr, mask = self._rows(x_offsets, y_offset, "scatter")
+        builtins.store(ptr, value, mask)
+
+    def _reduce(self, offsets, value, kind: str) -> None:
+        ptr, mask = self._block(offsets, f"atomic_{kind}")
+        getattr(builtins, f"atomic_{kind}")(ptr, value, mask=mask)
+
+    @builtin
+    def atomic_add(self, offsets, value) -> None:
+        """Atomically adds the block `value` at `offsets` (elements outside `shape` untouched)."""
+        self._reduce(offsets, value, "add")
+
+    @builtin
+    def atomic_min(self, offsets, value) -> None:
+        """Atomic element-wise minimum of the block at `offsets` with `value`."""
+        self._reduce(offsets, value, "min")
+
+    @builtin
+    def atomic_max(self, offsets, value) -> None:
+        """Atomic element-wise maximum of the block at `offsets` with `value`."""
+        self._reduce(offsets, value, "max")
+
+    @builtin
+    def atomic_and(self, offsets, value) -> None:
+        """Atomic bitwise and of the block at `offsets` with `value`."""
+        self._reduce(offsets, value, "and")
+
+    @builtin
+    def atomic_or(self, offsets, value) -> None:
+        """Atomic bitwise or of the block at `offsets` with `value`."""
+        self._reduce(offsets, value, "or")
+
+    @builtin
+    def atomic_xor(self, offsets, value) -> None:
+        """Atomic bitwise xor of the block at `offsets` with `value`."""
+        self._reduce(offsets, value, "xor")
+
+    def _rows(self, x_offsets, y_offset, what: str):
+        """Pointers and in-bounds mask for gather/scatter: rows x_offsets, a block row's columns."""
+        if self.rank != 2 or self.block_shape[0] != 1:
+            raise SemanticError(
+                f"descriptor {what}: needs a 2-D descriptor with block shape [1, N], got "
+                f"{list(self.block_shape)}"
+            )
+        rows = semantic.to_tensor(x_offsets)
+        if len(rows.shape) != 1 or not rows.dtype.is_int():
+            raise SemanticError(
+                f"descriptor {what}: x_offsets must be a 1-D integer tensor, got {rows.dtype} of shape "
+                f"{list(rows.shape)}"
+            )
+        y = _scalar_int(y_offset, f"descriptor {what}: y_offset")
+        cols = builtins.arange(0, self.block_shape[1])
+        if not _is_zero(y):
+            cols = cols + y
+        rows, cols = semantic.expand_dims(rows, 1), semantic.expand_dims(cols, 0)
+        if self.wide_offsets:
+            rows = semantic.cast(rows, core.int64)
+        ptr = self.base + rows * self.strides[0]
+        ptr = ptr + (cols if _is_one(self.strides[1]) else cols * self.strides[1])
+        mask = (rows >= 0) & (rows < self.shape[0]) & (cols < self.shape[1])
+        if not _never_negative(y):
+            mask = mask & (cols >= 0)
+        shape = (rows.shape[0], cols.shape[1])
+        return semantic.broadcast_to(ptr, shape), semantic.broadcast_to(mask, shape)
+
     def _block(self, offsets, what: str, checked=None):
         """Pointers to the block at `offsets` and the mask of its elements inside `shape` (only along
         the dimensions in `checked`, when given: a block pointer's boundary_check; None when no

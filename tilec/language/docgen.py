@@ -65,7 +65,13 @@ def _descriptors() -> str:
 
     text = "## Tensor descriptors\n\n" + inspect.getdoc(descriptors).split("\n\n", 1)[1] + "\n\n"
     text += _entry("make_tensor_descriptor", tl.make_tensor_descriptor) + "\n"
-    for method in ("load", "store"):
+    for method in (
+        "load",
+        "store",
+        "gather",
+        "scatter",
+        *(f"atomic_{k}" for k in ("add", "min", "max", "and", "or", "xor")),
+    ):
         entry = _entry(method, getattr(descriptors.tensor_descriptor, method))
         text += entry.replace("`tl.", "`desc.").replace("(self, ", "(") + "\n"
     for name in ("load_tensor_descriptor", "store_tensor_descriptor"):
