@@ -129,11 +129,6 @@ def unknown_rounding(x_ptr, N: tl.constexpr):
 
 
 @tilec.jit
-def rtz_to_fp8(x_ptr, N: tl.constexpr):
-    tl.load(x_ptr + tl.arange(0, N)).to(tl.float8e4nv, fp_downcast_rounding="rtz")
-
-
-@tilec.jit
 def float_to_pointer(x_ptr, N: tl.constexpr):
     tl.load(x_ptr + tl.arange(0, N)).to(tl.pointer_type(tl.float32))
 
@@ -144,7 +139,6 @@ def float_to_pointer(x_ptr, N: tl.constexpr):
         (pointer_to_int32, "a pointer converts to 64-bit integers only"),
         (rounding_an_integer, "fp_downcast_rounding applies to conversions to a narrower float only"),
         (unknown_rounding, "fp_downcast_rounding must be 'rtne' or 'rtz', got 'up'"),
-        (rtz_to_fp8, "fp_downcast_rounding='rtz' to fp8e4nv is not supported"),
         (float_to_pointer, r"cannot cast between fp32 and \*fp32"),
     ],
 )
@@ -196,3 +190,25 @@ def test_packed_rounding_keeps_element_order(monkeypatch):
     stored = re.search(r"st\.global\.v2\.b32\s+\[[^\]]+\], \{(%r\d+), (%r\d+)\}", ptx).groups()
     assert [words[w] for w in stored] == [(0, 1), (2, 3)]
     assert "cvt.rn.f16.f32" not in ptx
+
+
+@tilec.jit
+def round_toward_zero(src, dst, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(dst + offs, tl.load(src + offs).to(dst.dtype.element_ty, fp_downcast_rounding="rtz"))
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fn, np.float16])
+def test_round_toward_zero_to_narrow_floats(target, dtype):
+    rng = np.random.default_rng(0)
+    scales = rng.choice([1e-6, 1e-3, 1.0, 100.0, 400.0], 4096)
+    x = (rng.standard_normal(4096) * scales).astype(np.float32)
+    x = np.clip(x, -448, 448).astype(np.float32)
+    out = np.zeros(4096, dtype)
+    round_toward_zero[(1,)](x, out, N=4096)
+    # every finite value of the format, then the largest magnitude not above |x|, with x's sign
+    bits = np.arange(2 ** (8 * np.dtype(dtype).itemsize), dtype=f"u{np.dtype(dtype).itemsize}")
+    values = bits.view(dtype).astype(np.float64)
+    magnitudes = np.unique(values[np.isfinite(values) & (values >= 0)])
+    expected = np.sign(x) * magnitudes[np.searchsorted(magnitudes, np.abs(x.astype(np.float64)), "right") - 1]
+    np.testing.assert_array_equal(out.astype(np.float64), expected)  # (0.0 == -0.0 for tiny inputs)

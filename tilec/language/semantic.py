@@ -283,9 +283,7 @@ def _rounded_downcast(x: tensor, dst: dtype, rounding: str) -> tensor:
     nearest = cast(x, dst)
     if rounding == "rtne":
         return nearest
-    if dst.is_fp8():
-        raise SemanticError(f"fp_downcast_rounding='rtz' to {dst} is not supported by tilec")
-    bits_type = {16: core.int16, 32: core.int32}[dst.primitive_bitwidth]
+    bits_type = {8: core.int8, 16: core.int16, 32: core.int32}[dst.primitive_bitwidth]
     bits = cast(nearest, bits_type, bitcast=True)
     toward_zero = cast(sub(bits, 1), dst, bitcast=True)  # one ulp less in magnitude (sign-magnitude)
     farther = compare("gt", abs_(cast(nearest, src)), abs_(x))  # false for NaN
