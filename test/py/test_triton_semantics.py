@@ -308,3 +308,17 @@ def test_decorator_stack_and_base_fn(target):
     decorated[(1,)](dst, n=1023)
     assert dst[0] == 32
     assert decorated.base_fn.__name__ == "decorated" and isinstance(decorated.base_fn, tilec.JITFunction)
+
+
+@tilec.jit
+def fill_ones(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, N), 1.0)
+
+
+def test_a_launch_returns_the_compiled_kernel(target):
+    x = np.zeros(16, np.float32)
+    first = fill_ones[(1,)](x, 16)
+    again = fill_ones[(1,)](x, 16)  # the launch fast path
+    assert isinstance(first, tilec.CompiledKernel) and again is first
+    assert first.name == "fill_ones" and first.metadata.shared == 0 and first.n_spills == 0
+    assert (x == 1).all()

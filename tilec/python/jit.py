@@ -224,7 +224,7 @@ class JITFunction:
         if key is not None:
             entry = self._launches.get(key)
             if entry is not None:
-                launcher, positions, direct, extract = entry
+                launcher, positions, direct, extract, kernel = entry
                 if direct and len(args) == len(positions):
                     values = args
                 elif extract is not None and len(args) >= extract.needs:
@@ -235,9 +235,10 @@ class JITFunction:
                 if grid_dims is None:
                     grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
                 try:
-                    return launcher(grid_dims, values)
+                    launcher(grid_dims, values)
                 except (InterpreterError, TypeError, ValueError) as e:
                     raise _user_frame_error(e) from None
+                return kernel  # as Triton: the compiled kernel (asm, n_regs, metadata)
         from tilec import compiler
 
         try:
@@ -248,9 +249,10 @@ class JITFunction:
                 positions = [self._position(n) for n in kernel.arg_names]
                 direct = positions == list(range(len(positions)))
                 extract = None if direct else _extractor(positions)
-                self._launches[key] = (kernel._launcher or kernel.launch, positions, direct, extract)
+                self._launches[key] = (kernel._launcher or kernel.launch, positions, direct, extract, kernel)
             grid_dims = _resolve_grid(grid, bound)
-            return kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
+            kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
+            return kernel
         except (CompilationError, InterpreterError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None
 
