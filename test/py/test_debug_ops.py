@@ -88,3 +88,18 @@ def test_device_assert_inside_a_combine_function_on_nvidia():
     x = np.zeros(512, np.int32)
     compiled = checked_sums.warmup(np.zeros(1, np.int32), x, x, BLOCK=512, grid=(1,), target="sm_90a")
     assert "__assertfail" in compiled.asm["ptx"]
+
+
+@tilec.jit
+def python_print(x_ptr, N: tl.constexpr):
+    values = tl.load(x_ptr + tl.arange(0, N))
+    print("values", values)  # Python's print is tl.device_print, as in Triton
+    for i in range(2):
+        print("step", N, i)
+
+
+def test_python_print_is_device_print(target, capfd):
+    python_print[(1,)](np.array([5.0, 7.0], np.float32), 2)
+    out = capfd.readouterr().out
+    assert "pid (0, 0, 0) idx (0,) values: 5.0" in out and "idx (1,) values: 7.0" in out
+    assert "idx () step 2: 0" in out and "idx () step 2: 1" in out

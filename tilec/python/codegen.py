@@ -964,7 +964,7 @@ class CodeGenerator(ast.NodeVisitor):
         if fn in _PY_ON_TENSORS and tensors:
             return _PY_ON_TENSORS[fn](*args, **kwargs)
         if fn is _py.print:
-            return tlb.static_print(*args, **kwargs)
+            return self._print(args, kwargs)
         if fn in _PY_INTROSPECTION:  # compile-time questions about values, tensors included
             return fn(*args, **kwargs)
         if tensors:
@@ -976,6 +976,18 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(fn, type) and issubclass(fn, core.dtype):
             return fn(*args, **kwargs)
         return fn(*args, **kwargs)
+
+    def _print(self, args, kwargs):
+        """Python's print in a kernel is tl.device_print, as in Triton: it prints at run time (each
+        program, each element of a tensor); the compile-time values before the first tensor become
+        the prefix. With only compile-time values it prints that text at run time, once per program."""
+        if kwargs:
+            raise _Unsupported("print in a kernel takes no keyword arguments (it is tl.device_print)")
+        words, rest = [], list(args)
+        while rest and not _is_tensor(rest[0]):
+            words.append(str(rest.pop(0)))
+        prefix = " ".join(words)
+        return tlb.device_print(prefix, *rest)
 
     def call_jit(self, fn, args, kwargs):
         if self.depth >= MAX_INLINE_DEPTH:
