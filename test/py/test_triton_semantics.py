@@ -322,3 +322,16 @@ def test_a_launch_returns_the_compiled_kernel(target):
     assert isinstance(first, tilec.CompiledKernel) and again is first
     assert first.name == "fill_ones" and first.metadata.shared == 0 and first.n_spills == 0
     assert (x == 1).all()
+
+
+@tilec.jit
+def python_min_max(x_ptr, out_ptr, N: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), max(v, 2.0, min(v * 3, 5.0, 7.0)))  # any number of operands
+
+
+def test_python_min_and_max_on_tensors(target):
+    x = np.array([0, 1, 2, 3], np.float32)
+    out = np.zeros(4, np.float32)
+    python_min_max[(1,)](x, out, 4)
+    np.testing.assert_array_equal(out, np.maximum(np.maximum(x, 2), np.minimum(x * 3, 5)))

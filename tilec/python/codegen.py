@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins as _py
+import functools
 import numbers
 import os
 
@@ -1129,8 +1130,8 @@ _PY_INTROSPECTION = frozenset(
 )
 
 _PY_ON_TENSORS = {
-    _py.min: lambda a, b: semantic.minimum(a, b),
-    _py.max: lambda a, b: semantic.maximum(a, b),
+    _py.min: lambda first, *rest: functools.reduce(semantic.minimum, rest, first),
+    _py.max: lambda first, *rest: functools.reduce(semantic.maximum, rest, first),
     _py.abs: semantic.abs_,
     _py.float: lambda x: semantic.cast(x, core.float32),
     _py.int: lambda x: semantic.cast(x, core.int32),
