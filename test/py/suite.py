@@ -511,6 +511,43 @@ def boundary_masks_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + 5 * size + offs, tl.load(x_ptr + offs, mask=n <= offs, other=-1.0), mask=n <= offs)
 
 
+@tilec.jit
+def wide_stride_kernel(out_ptr, stride: tl.int64, small, BLOCK: tl.constexpr):
+    # `stride: tl.int64`: the product is 64-bit even for a small value (as in Triton)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, stride * (1048576 + offs) + tl.max(small.to(tl.int8) + offs.to(tl.int8)) + 100)
+
+
+@tilec.jit
+def small_dots_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = tl.load(a_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(c_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], tl.dot(a, b))
+    # a 2 x K by K x 2 product: blocks below the tensor cores' smallest shape
+    a2 = tl.load(a_ptr + tl.arange(0, 2)[:, None] * K + tl.arange(0, K)[None, :])
+    b2 = tl.load(b_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, 2)[None, :])
+    tl.store(d_ptr + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :], tl.dot(a2, b2))
+
+
+@tilec.jit
+def one_side_kernel(x_ptr, out_ptr, n, far):
+    pid = tl.program_id(0)
+    value = tl.load(x_ptr + pid) if pid < n else tl.load(x_ptr + far)  # only the chosen side runs
+    tl.store(out_ptr + pid, value) if pid % 2 == 0 else tl.store(out_ptr + pid, -value)
+
+
+@tilec.jit
+def descriptor_rows_kernel(
+    out_ptr, in_ptr, idx_ptr, acc_ptr, X: tl.constexpr, Y: tl.constexpr, BX: tl.constexpr, BY: tl.constexpr
+):
+    rows = tl.load(idx_ptr + tl.arange(0, BX))
+    src = tl.make_tensor_descriptor(in_ptr, [X, Y], [Y, 1], [1, BY])
+    dst = tl.make_tensor_descriptor(out_ptr, [X, Y], [Y, 1], [1, BY])
+    dst.scatter(src.gather(rows, 8) + 1.0, rows, 8)
+    acc = tl.make_tensor_descriptor(acc_ptr, [X, Y], [Y, 1], [BX, BY])
+    acc.atomic_add([0, 8], src.gather(rows, 8))
+
+
 # ----------------------------------------------------------------------------------------------
 # Cases
 # ----------------------------------------------------------------------------------------------
@@ -1099,6 +1136,47 @@ def _(launch, rng):
     )
     ref = a.astype(np.float32) @ b.astype(np.float32)
     return [(c.astype(np.float32), np.where(ref >= 0, ref, 0.01 * ref), 1e-2, 2e-2)]
+
+
+@case("annotated_int64_scalar_and_narrow_max")
+def _(launch, rng):
+    out = np.zeros(8, np.int64)
+    launch(wide_stride_kernel, (1,), out, 4096, 120, BLOCK=8)
+    offs = np.arange(8)
+    return [(out, 4096 * (1048576 + offs) + (120 + 7) + 100, 0, 0)]  # max(int8) is int32: no wrap
+
+
+@case("dots_below_tensor_core_shapes")
+def _(launch, rng):
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+    b = rng.standard_normal((8, 16)).astype(np.float32)
+    c, d = np.zeros((16, 16), np.float32), np.zeros((2, 2), np.float32)
+    launch(small_dots_kernel, (1,), a, b, c, d, M=16, N=16, K=8)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    return [(c, ref, 2e-2, 2e-2), (d, ref[:2, :2], 2e-2, 2e-2)]  # (tf32 on tensor cores)
+
+
+@case("conditional_expression_runs_one_side")
+def _(launch, rng):
+    x = rng.random(4, dtype=np.float32) + 1
+    out = np.zeros(4, np.float32)
+    # the else side reads x_ptr + far, far outside any array: a fault if it ran for these programs
+    launch(one_side_kernel, (4,), x, out, 4, 1 << 40)
+    return [(out, x * np.array([1, -1, 1, -1]), 0, 0)]
+
+
+@case("descriptor_gather_scatter_atomic_add")
+def _(launch, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    rows = rng.permutation(32)[:16].astype(np.int32)
+    out = np.zeros((32, 64), np.float32)
+    acc = np.ones((32, 64), np.float32)
+    launch(descriptor_rows_kernel, (1,), out, x, rows, acc, X=32, Y=64, BX=16, BY=32)
+    expected_out = np.zeros_like(out)
+    expected_out[rows, 8:40] = x[rows, 8:40] + 1
+    expected_acc = np.ones_like(acc)
+    expected_acc[:16, 8:40] += x[rows, 8:40]
+    return [(out, expected_out, 1e-6, 0), (acc, expected_acc, 1e-6, 1e-6)]
 
 
 def check(results, name):
