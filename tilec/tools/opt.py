@@ -26,7 +26,12 @@ EXPECTED = re.compile(r"expected-(error|warning|note|remark)\s*(@(?:[+-]\d+|abov
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tilec-opt", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="tilec-opt",
+        description=__doc__.splitlines()[0],
+        epilog="Passes may also be given one flag each, as with mlir-opt: tilec-opt in.mlir "
+        '--tile-canonicalize --cse --convert-tile-to-gpu="vendor=amd" (see --list-passes).',
+    )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' or nothing: stdin)")
     p.add_argument(
         "-p", "--pass-pipeline", default="", help="comma-separated passes, e.g. 'tile-canonicalize,cse'"
@@ -141,9 +146,29 @@ def check_expectations(chunk: Chunk, found: list, name: str, err) -> bool:
     return ok
 
 
+def pass_flags(extra: list[str]) -> str:
+    """mlir-opt's spelling, one flag a pass: `--tile-canonicalize --cse --convert-tile-to-gpu="vendor=amd"`
+    is the pipeline 'tile-canonicalize,cse,convert-tile-to-gpu{vendor=amd}', in the flags' order."""
+    elements = []
+    for flag in extra:
+        if not flag.startswith("--") or len(flag) == 2:
+            raise PipelineError(f"unrecognized argument '{flag}'")
+        name, _, options = flag[2:].partition("=")
+        elements.append(f"{name}{{{options.strip(chr(34))}}}" if options else name)
+    return ",".join(elements)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
     out_stream, err = sys.stdout, sys.stderr
+    try:
+        flags = pass_flags(extra)
+    except PipelineError as e:
+        err.write(f"tilec-opt: error: {e}\n")
+        return 1
+    if flags:  # after -p's pipeline, when both are given
+        args.pass_pipeline = f"{args.pass_pipeline},{flags}" if args.pass_pipeline else flags
     if args.list_passes:
         width = max(len(n) for n in REGISTRY)
         for pass_name, cls in sorted(REGISTRY.items()):
