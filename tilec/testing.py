@@ -1,4 +1,6 @@
-"""Timing helpers for benchmarks and the autotuner (Triton's `do_bench` semantics: budgets in ms)."""
+"""Timing and checking helpers for benchmarks, tests and the autotuner, as Triton's `triton.testing`:
+`do_bench` (budgets in ms), `Benchmark` + `perf_report` (the tutorials' benchmark tables and plots)
+and `assert_close`."""
 
 from __future__ import annotations
 
@@ -108,3 +110,136 @@ def _quantiles(times: list, qs: list) -> list:
         high = min(low + 1, len(ordered) - 1)
         out.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
     return out
+
+
+def assert_close(x, y, atol=None, rtol=None, err_msg: str = "") -> None:
+    """Element-wise |x - y| <= atol + rtol * |y| (NumPy arrays, torch tensors on any device, or
+    numbers), as Triton's; the defaults follow the less precise dtype (1e-2 for 16-bit floats, 1e-5
+    otherwise). NaNs must match."""
+    import numpy as np
+
+    def host(v):
+        if hasattr(v, "detach"):  # torch: to the host, bf16 and fp8 as fp32 (NumPy has neither)
+            v = v.detach().cpu()
+            if str(v.dtype) in ("torch.bfloat16",) or "float8" in str(v.dtype):
+                v = v.float()
+            return v.numpy()
+        if hasattr(v, "get") and not isinstance(v, dict):  # CuPy
+            return v.get()
+        return np.asarray(v)
+
+    a, b = host(x), host(y)
+    narrow = any(
+        getattr(v, "dtype", np.dtype(np.float64)).itemsize <= 2 and v.dtype.kind == "f" for v in (a, b)
+    )
+    atol = (1e-2 if narrow else 1e-5) if atol is None else atol
+    rtol = (1e-2 if narrow else 1e-5) if rtol is None else rtol
+    np.testing.assert_allclose(
+        a.astype(np.float64), b.astype(np.float64), atol=atol, rtol=rtol, equal_nan=True, err_msg=err_msg
+    )
+
+
+class Benchmark:
+    """One benchmark table (Triton's `triton.testing.Benchmark`): `x_names` take each of `x_vals`,
+    `line_arg` each of `line_vals` (one column each, named `line_names`), `args` are fixed;
+    `ylabel`, `plot_name`, `styles`, `x_log`, `y_log` shape the plot."""
+
+    def __init__(
+        self, x_names, x_vals, line_arg, line_vals, line_names, plot_name, args=None, xlabel="", ylabel="",
+        x_log=False, y_log=False, styles=None, color=None,
+    ):  # fmt: skip
+        self.x_names, self.x_vals = list(x_names), list(x_vals)
+        self.line_arg, self.line_vals, self.line_names = line_arg, list(line_vals), list(line_names)
+        self.plot_name, self.args = plot_name, dict(args or {})
+        self.xlabel, self.ylabel, self.x_log, self.y_log = xlabel, ylabel, x_log, y_log
+        self.styles, self.color = styles, color
+
+
+class Mark:
+    """What `perf_report` returns: `run(print_data=, show_plots=, save_path=)` measures every point
+    and returns the table (a list of rows, or one per benchmark)."""
+
+    def __init__(self, fn, benchmarks):
+        self.fn, self.benchmarks = fn, benchmarks
+
+    def _table(self, bench: Benchmark, **kwargs) -> tuple[list[str], list[list]]:
+        columns = [*bench.x_names]
+        for name in bench.line_names:
+            columns += [name, f"{name}-min", f"{name}-max"]
+        rows = []
+        for x in bench.x_vals:
+            xs = x if isinstance(x, list | tuple) else [x] * len(bench.x_names)
+            point = dict(zip(bench.x_names, xs))
+            row = list(xs)
+            for value in bench.line_vals:
+                result = self.fn(**point, **{bench.line_arg: value}, **bench.args, **kwargs)
+                mid, low, high = (result, result, result) if not isinstance(result, tuple | list) else result
+                row += [mid, low, high]
+            rows.append(row)
+        return columns, rows
+
+    def run(self, show_plots=False, print_data=False, save_path="", return_df=False, **kwargs):
+        tables = []
+        for bench in self.benchmarks if isinstance(self.benchmarks, list) else [self.benchmarks]:
+            columns, rows = self._table(bench, **kwargs)
+            shown = [c for c in columns if not c.endswith(("-min", "-max"))]
+            keep = [columns.index(c) for c in shown]
+            if print_data:
+                print(f"{bench.plot_name}:")
+                print("  ".join(f"{c:>14}" for c in shown))
+                for row in rows:
+                    print(
+                        "  ".join(
+                            f"{row[i]:>14.6g}" if isinstance(row[i], float) else f"{row[i]!s:>14}"
+                            for i in keep
+                        )
+                    )
+            if save_path:
+                import csv
+                import os
+
+                os.makedirs(save_path, exist_ok=True)
+                with open(os.path.join(save_path, f"{bench.plot_name}.csv"), "w", newline="") as f:
+                    writer = csv.writer(f)
+                    writer.writerow(shown)
+                    writer.writerows([[row[i] for i in keep] for row in rows])
+            if show_plots or save_path:
+                self._plot(bench, columns, rows, show_plots, save_path)
+            tables.append([dict(zip(columns, row)) for row in rows])
+        return tables[0] if len(tables) == 1 else tables
+
+    @staticmethod
+    def _plot(bench, columns, rows, show, save_path) -> None:
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:  # a table without a plot: matplotlib is optional
+            return
+        fig, ax = plt.subplots()
+        xs = [row[0] for row in rows]
+        for k, name in enumerate(bench.line_names):
+            i = columns.index(name)
+            style = bench.styles[k] if bench.styles else None
+            ax.plot(
+                xs,
+                [row[i] for row in rows],
+                label=name,
+                **({"color": style[0], "ls": style[1]} if style else {}),
+            )
+        ax.set_xlabel(bench.xlabel or bench.x_names[0])
+        ax.set_ylabel(bench.ylabel)
+        ax.set_xscale("log" if bench.x_log else "linear")
+        ax.set_yscale("log" if bench.y_log else "linear")
+        ax.legend()
+        if save_path:
+            import os
+
+            fig.savefig(os.path.join(save_path, f"{bench.plot_name}.png"))
+        if show:
+            plt.show()
+        plt.close(fig)
+
+
+def perf_report(benchmarks):
+    """Decorator (Triton's `triton.testing.perf_report`): `fn(**point)` returns a time or a GB/s
+    figure, or (mid, min, max); the decorated function's `run(...)` makes the table."""
+    return lambda fn: Mark(fn, benchmarks)

@@ -1,0 +1,54 @@
+"""tilec.testing's Triton helpers: Benchmark + perf_report (the tutorials' benchmark tables) and
+assert_close."""
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+import tilec.testing
+
+
+@tilec.jit
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@tilec.testing.perf_report(
+    tilec.testing.Benchmark(
+        x_names=["size"], x_vals=[1024, 4096], x_log=True, line_arg="provider", line_vals=["tilec", "numpy"],
+        line_names=["tilec", "NumPy"], styles=[("blue", "-"), ("green", "-")], ylabel="GB/s",
+        plot_name="vector-add", args={"scale": 2.0},
+    )
+)  # fmt: skip
+def vector_add_bandwidth(size, provider, scale):
+    x, y = np.full(size, scale, np.float32), np.ones(size, np.float32)
+    out = np.empty_like(x)
+    if provider == "numpy":
+        run = lambda: np.add(x, y, out=out)  # noqa: E731
+    else:
+        run = lambda: add[(tilec.cdiv(size, 256),)](x, y, out, size, BLOCK=256)  # noqa: E731
+    ms, low, high = tilec.testing.do_bench(run, quantiles=[0.5, 0.2, 0.8], warmup=1, rep=2, device="cpu")
+    np.testing.assert_array_equal(out, 3.0)
+    gbps = lambda t: 3 * x.nbytes * 1e-9 / (t * 1e-3)  # noqa: E731
+    return gbps(ms), gbps(high), gbps(low)
+
+
+def test_perf_report_table_csv_and_plot(tmp_path, capsys):
+    table = vector_add_bandwidth.run(print_data=True, save_path=str(tmp_path))
+    assert [row["size"] for row in table] == [1024, 4096]
+    assert all(row["tilec"] > 0 and row["NumPy-min"] <= row["NumPy"] <= row["NumPy-max"] for row in table)
+    printed = capsys.readouterr().out
+    assert "vector-add:" in printed and "tilec" in printed and "NumPy" in printed
+    assert (tmp_path / "vector-add.csv").read_text().splitlines()[0] == "size,tilec,NumPy"
+
+
+def test_assert_close():
+    tilec.testing.assert_close(np.ones(4, np.float16), np.full(4, 1.001, np.float32))  # fp16: 1e-2
+    tilec.testing.assert_close(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    with pytest.raises(AssertionError):
+        tilec.testing.assert_close(np.ones(4), np.full(4, 1.001))
+    with pytest.raises(AssertionError):
+        tilec.testing.assert_close(np.ones(4), np.full(4, 1.001), rtol=1e-4, atol=0)
