@@ -9,7 +9,7 @@ NVIDIA, AMD and the CPU.
     add[(tilec.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
 """
 
-from . import language
+from . import language, runtime
 from .aot import load
 from .autotuner import Config, autotune, heuristics
 from .cache import ArtifactError
@@ -63,5 +63,6 @@ __all__ = [
     "language",
     "load",
     "next_power_of_2",
+    "runtime",
     "set_allocator",
 ]

@@ -3,6 +3,7 @@ assert_close."""
 
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 
 import tilec
 import tilec.language as tl
@@ -52,3 +53,26 @@ def test_assert_close():
         tilec.testing.assert_close(np.ones(4), np.full(4, 1.001))
     with pytest.raises(AssertionError):
         tilec.testing.assert_close(np.ones(4), np.full(4, 1.001), rtol=1e-4, atol=0)
+
+
+def test_runtime_driver_on_the_host(monkeypatch):
+    from tilec.runtime import GPUTarget, _ActiveDriver
+
+    active = _ActiveDriver()
+    monkeypatch.setattr(_ActiveDriver, "backend", "cpu")  # whatever this machine has
+    assert active.get_current_target() == GPUTarget("cpu", "host", 1)
+    props = active.utils.get_device_properties(0)
+    assert props["multiprocessor_count"] >= 1 and props["warpSize"] == 1
+    assert active.get_device_interface() is None
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_runtime_driver_on_a_gpu():
+    from tilec.runtime import driver
+
+    target = driver.active.get_current_target()
+    props = driver.active.utils.get_device_properties(0)
+    assert target.backend in ("cuda", "hip")
+    assert props["multiprocessor_count"] > 0 and props["max_shared_mem"] >= 48 * 1024
+    assert props["warpSize"] == target.warp_size and props["max_num_regs"] >= 32768
