@@ -14,6 +14,8 @@ process launching the same kernel with the same key does not tune again.
 
 from __future__ import annotations
 
+import collections
+import gc
 import hashlib
 import os
 import sys
@@ -275,7 +277,13 @@ class Autotuner:
                 code = 0
                 try:
                     from . import compiler
+                    from .dialects import tile
 
+                    # Free nothing the parent made: a context or IRDL module of an earlier compile
+                    # destroyed here (by the garbage collector, or pushed out of the list that keeps
+                    # IRDL modules alive) crashed the child in MLIR (its threads did not survive fork).
+                    gc.disable()
+                    tile._KEEP_ALIVE = collections.deque()
                     compiler.COMPILE_ONLY = True
                     for c in chunk:
                         try:
