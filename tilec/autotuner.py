@@ -87,6 +87,7 @@ class Autotuner:
             raise TypeError("@tilec.autotune must decorate a @tilec.jit function (put @tilec.jit below it)")
         self.fn = fn
         self.base_fn = getattr(fn, "base_fn", fn)  # the @tilec.jit function under the decorators
+        self.precompile_crashes = 0  # forked precompile children that died of a signal
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
         self.configs = list(configs) or [Config({})]
@@ -302,7 +303,9 @@ class Autotuner:
                     os._exit(code)
             children.append(pid)
         for pid in children:
-            os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
+            if os.WIFSIGNALED(status):  # the parent compiles that chunk again; counted for diagnosis
+                self.precompile_crashes += 1
 
 
 class _Progress:

@@ -302,6 +302,41 @@ def test_autotune_tunes_once_across_processes(workdir, tmp_path):
     assert second.stdout.split("best:")[1].splitlines()[0] == best
 
 
+TUNE_AFTER_MANY_COMPILES = """
+import faulthandler
+import numpy as np
+import tilec
+import tilec.language as tl
+import kernels
+
+faulthandler.enable()  # a crashed precompile child reports here
+
+
+@tilec.jit
+def scaled(x_ptr, out_ptr, n, F: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * F, mask=offs < n)
+
+
+x = np.ones(1000, np.float32)
+out = np.zeros_like(x)
+for f in range(80):  # more compiles than the IRDL keep-alive list holds
+    scaled[(8,)](x, out, 1000, F=f, BLOCK=128)
+total = np.zeros(1, np.float32)
+kernels.tuned_sum[lambda meta: (tilec.cdiv(1000, meta["BLOCK"]),)](x, total, 1000)
+print("crashes", kernels.tuned_sum.precompile_crashes, total[0])
+"""
+
+
+def test_autotune_precompile_after_many_compiles(workdir, tmp_path):
+    # The forked children compiling the configs used to crash once earlier compiles' MLIR contexts
+    # were freed in them (their worker threads do not survive fork); the parent then compiled again.
+    (workdir / "tune_late.py").write_text(TUNE_AFTER_MANY_COMPILES)
+    r = run(workdir, "tune_late.py", cache=tmp_path / "cache", env={"TILEC_AUTOTUNE_JOBS": "3"})
+    assert "crashes 0 1000.0" in r.stdout, (r.stdout, r.stderr[-2000:])
+    assert "Fatal Python error" not in r.stderr
+
+
 def test_autotune_semantics_in_process():
     import tilec.language as tl
 
