@@ -239,3 +239,13 @@ def test_errors_name_the_line(target, kernel, message):
     with pytest.raises(tilec.CompilationError, match=message) as info:
         kernel[(1,)](np.zeros(1, np.int32))
     assert "test_aggregates.py" in str(info.value)
+
+
+class Kernels:  # a plain class holding kernels: reading one from an instance gives the kernel itself
+    members = members
+
+
+def test_jit_functions_on_plain_classes_stay_kernels(target):
+    out = np.zeros(17, np.int32)
+    Kernels().members[(1,)](out)
+    assert out[16] == 36

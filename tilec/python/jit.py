@@ -125,8 +125,11 @@ class JITFunction:
         return self._cache_key
 
     def __get__(self, obj, cls=None):
-        """A @jit method of an aggregate (tilec.aggregate), read from an instance: bound to it."""
-        return self if obj is None else BoundJITMethod(self, obj)
+        """A @jit method of an aggregate (tilec.aggregate), read from an instance: bound to it. On
+        any other class's instance a @jit function stays itself (`Kernels().add[grid](...)`)."""
+        if obj is None or not hasattr(type(obj), "__tilec_fields__"):
+            return self
+        return BoundJITMethod(self, obj)
 
     def __repr__(self) -> str:
         # by content, not address: a @jit function passed as a constexpr (or in a tuple) is part of
