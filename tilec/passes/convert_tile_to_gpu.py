@@ -27,7 +27,7 @@ from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 
 from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma, wgmma_swapped
-from .base import PassError, TilePass
+from .base import PassError, TilePass, ops_named
 from .layouts import Blocked, Interleaved, Slice, constant_classes, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
 from .lowering_common import ordering as lc_ordering
@@ -1832,19 +1832,7 @@ def _lower_combiner_asserts(gfn) -> None:
     the combiner wherever it runs, on values already lowered to scalars: each becomes a cf.assert."""
     from mlir.dialects import cf
 
-    found = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    inner = inner.operation
-                    if inner.name == "tile.assert":
-                        found.append(inner)
-                    visit(inner)
-
-    visit(gfn.operation)
-    for op in found:
+    for op in ops_named(gfn.operation, "tile.assert"):
         if _VENDOR[0] != "nvidia":
             raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
         with op.location, ir.InsertionPoint(op):

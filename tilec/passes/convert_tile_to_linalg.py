@@ -16,7 +16,7 @@ from mlir.dialects import func as func_d
 
 from tilec.dialects import tile
 
-from .base import PassError, TilePass
+from .base import PassError, TilePass, ops_named
 from .lowering_common import clone_combiner, segments, zero
 
 _NO_ASM = (
@@ -63,7 +63,7 @@ class ConvertTileToLinalgPass(TilePass):
                         _replace(op, _f64_to_bf16(op.operands[0]))
             # Device assertions inside reduce/scan combiners (a checked combine function) came along
             # when the combiners were cloned: each is now a scalar check where the combiner runs.
-            for op in _walk_named(module.operation, "tile.assert"):
+            for op in ops_named(module.operation, "tile.assert"):
                 with op.location, ir.InsertionPoint(op):
                     _assert(op, sizes)
             _BOOLS.clear()
@@ -109,23 +109,6 @@ def _ops(root: ir.Operation) -> list[ir.Operation]:
 
     visit(root)
     return ops
-
-
-def _walk_named(root: ir.Operation, name: str) -> list[ir.Operation]:
-    """Every op called `name` under root, combiner regions included."""
-    found = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    inner = inner.operation
-                    if inner.name == name:
-                        found.append(inner)
-                    visit(inner)
-
-    visit(root)
-    return found
 
 
 def _record_pointee_sizes(root) -> dict:
