@@ -381,5 +381,5 @@ def test_errors_in_helpers_name_the_call_site():
 
 
 def test_returns_of_different_types_on_run_time_paths_are_an_error():
-    with pytest.raises(tilec.CompilationError, match="inconsistent return types"):
+    with pytest.raises(tilec.CompilationError, match="Inconsistent return types"):
         returns_two_shapes[(1,)](np.zeros(8, np.int32), 2)

@@ -335,3 +335,42 @@ def test_python_min_and_max_on_tensors(target):
     out = np.zeros(4, np.float32)
     python_min_max[(1,)](x, out, 4)
     np.testing.assert_array_equal(out, np.maximum(np.maximum(x, 2), np.minimum(x * 3, 5)))
+
+
+@tilec.jit
+def copy_through_const(in_ptr: tl.const, out_ptr, c_out: tl.const, CHOOSE: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    dst = out_ptr
+    if CHOOSE == 1:
+        dst = c_out
+    elif CHOOSE == 2:
+        dst = tl.make_block_ptr(c_out, (N,), (1,), (0,), (N,), (0,))
+        tl.store(dst, tl.load(in_ptr + offs))
+    elif CHOOSE == 3:
+        tl.atomic_add(c_out + offs, 1.0)
+    tl.static_assert(in_ptr.dtype == tl.pointer_type(tl.float32, const=True))
+    tl.static_assert((in_ptr + offs).dtype.const)  # offsets keep the pointer read-only
+    tl.store(dst + offs, tl.load(in_ptr + offs))
+
+
+@tilec.jit
+def merge_const_and_plain(c_ptr: tl.const, out_ptr, flag, N: tl.constexpr):
+    dst = c_ptr
+    if flag:
+        dst = out_ptr
+    tl.store(dst + tl.arange(0, N), 1.0)
+
+
+def test_const_pointers_are_read_only(target):
+    """`tl.const` parameters (Triton's): loads go through, stores and atomics through them (offset,
+    as block pointers) are compile errors in Triton's words, and a run-time branch cannot merge a
+    const pointer with a plain one."""
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    copy_through_const[(1,)](x, out, out, 0, 16)
+    assert np.array_equal(out, x)
+    for choose in (1, 2, 3):
+        with pytest.raises(tilec.CompilationError, match="Cannot store to a constant pointer"):
+            copy_through_const[(1,)](x, out, out, choose, 16)
+    with pytest.raises(tilec.CompilationError, match="Mismatched type for dst"):
+        merge_const_and_plain[(1,)](x, out, 3, 16)

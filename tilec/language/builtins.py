@@ -159,6 +159,15 @@ def _check_ptr(ptr, what: str) -> tensor:
     return ptr
 
 
+def _check_writable(ptr: tensor, what: str) -> tensor:
+    """Refuses writes through a `tl.const` parameter's pointers (Triton's wording)."""
+    if ptr.dtype.const:
+        raise SemanticError(
+            f"{what}: Cannot store to a constant pointer ({ptr.dtype}, from a tl.const parameter)"
+        )
+    return ptr
+
+
 def _mask_for(ptr: tensor, mask) -> tensor | None:
     if mask is None:
         return None
@@ -232,7 +241,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         if mask is not None:
             raise SemanticError("tl.store: a block pointer takes boundary_check, not a mask")
         return pointer.store(value, boundary_check)
-    ptr = _check_ptr(pointer, "tl.store")
+    ptr = _check_writable(_check_ptr(pointer, "tl.store"), "tl.store")
     if boundary_check:
         raise SemanticError(
             "tl.store: boundary_check applies to block pointers (tl.make_block_ptr), not to a tensor of "
@@ -265,7 +274,7 @@ def _no_fp8_atomics(elem, name):
 
 
 def _atomic(kind_for, pointer, val, mask, sem, scope, name):
-    ptr = _check_ptr(pointer, f"tl.{name}")
+    ptr = _check_writable(_check_ptr(pointer, f"tl.{name}"), f"tl.{name}")
     elem = ptr.dtype.element_ty
     _no_fp8_atomics(elem, name)
     val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
@@ -343,7 +352,7 @@ def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
 @builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Atomic compare-and-swap: where the value equals `cmp` it becomes `val`; returns the previous values."""
-    ptr = _check_ptr(pointer, "tl.atomic_cas")
+    ptr = _check_writable(_check_ptr(pointer, "tl.atomic_cas"), "tl.atomic_cas")
     elem = ptr.dtype.element_ty
     _no_fp8_atomics(elem, "atomic_cas")
     cmp = semantic.broadcast_to(semantic.cast(to_tensor(cmp, elem), elem), ptr.shape)

@@ -29,8 +29,9 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
 
 
 class const:
-    """Annotation for pointer parameters a kernel only reads (`x_ptr: tl.const`); accepted and ignored,
-    as a hint is in Triton."""
+    """Annotation for pointer parameters a kernel only reads (`x_ptr: tl.const`): the parameter is a
+    `pointer_type(..., const=True)`, through which stores and atomics are compile errors, as in Triton.
+    A const and a plain pointer are different types (a run-time `if` cannot merge them)."""
 
 
 class shape_tuple(tuple):
@@ -195,12 +196,14 @@ class dtype:
 
 
 class pointer_type(dtype):
-    """A pointer to `element_ty` (in address space `address_space`, 1 = global)."""
+    """A pointer to `element_ty` (in address space `address_space`, 1 = global); `const`: read-only
+    (a `tl.const` parameter and the pointers made from it)."""
 
-    def __init__(self, element_ty: dtype, address_space: int = 1):
+    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
         self.element_ty = element_ty
         self.address_space = address_space
-        self.name = f"pointer<{element_ty}>"
+        self.const = bool(const)
+        self.name = f"const_pointer<{element_ty}>" if const else f"pointer<{element_ty}>"
 
     def is_ptr(self) -> bool:
         return True
@@ -236,16 +239,24 @@ class pointer_type(dtype):
         return np.dtype(np.int64)
 
     def __eq__(self, other):
-        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+        return (
+            isinstance(other, pointer_type)
+            and other.element_ty == self.element_ty
+            and other.const == self.const
+        )
 
     def __hash__(self):
-        return hash(("ptr", self.element_ty.name))
+        return hash(("ptr", self.element_ty.name, self.const))
 
     def __repr__(self):
-        return f"pointer_type({self.element_ty!r})"
+        return (
+            f"pointer_type({self.element_ty!r}, const=True)"
+            if self.const
+            else f"pointer_type({self.element_ty!r})"
+        )
 
     def __str__(self):
-        return f"*{self.element_ty}"
+        return f"*const {self.element_ty}" if self.const else f"*{self.element_ty}"
 
 
 int1 = dtype("int1")

@@ -310,18 +310,18 @@ class CodeGenerator(ast.NodeVisitor):
                 else:
                     if n == _RETURN:
                         raise _Unsupported(
-                            f"the function returns {ta!r} on one path but {tb!r} on another (inconsistent "
-                            "return types)"
+                            f"Inconsistent return types: the function returns {ta!r} on one path but "
+                            f"{tb!r} on another"
                         )
                     if n.startswith(_IFEXP):
                         raise _Unsupported(
-                            f"the two sides of the conditional expression differ: {ta!r} and {tb!r} "
-                            "(a run-time condition needs one type)"
+                            "Ternary expression with dynamic condition has inconsistent types: "
+                            f"{ta!r} and {tb!r} (a run-time condition needs one type)"
                         )
                     if n not in before:
                         continue
                     raise _Unsupported(
-                        f"'{n}' has type {ta!r} in the if branch but {tb!r} in the else branch"
+                        f"Mismatched type for {n}: {ta!r} in the if branch but {tb!r} in the else branch"
                     )
             yields_then.append(ta)
             yields_else.append(tb)
@@ -1208,9 +1208,13 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
             scope = {}
             args = iter(entry.arguments)
             annotated = getattr(jit_fn, "annotated_dtypes", {})
+            const_pointers = getattr(jit_fn, "const_pointer_names", ())
             for n, spec in arg_specs.items():
                 if spec[0] == "arg":
-                    scope[n] = tensor(next(args), spec[1])
+                    t = spec[1]
+                    if n in const_pointers and t.is_ptr():
+                        t = tl.pointer_type(t.element_ty, t.address_space, const=True)
+                    scope[n] = tensor(next(args), t)
                     if n in annotated and annotated[n] != spec[1] and not spec[1].is_ptr():
                         with ir.InsertionPoint(entry):  # `x: tl.float16` arrives as fp32
                             scope[n] = semantic.cast(scope[n], annotated[n])

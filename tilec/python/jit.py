@@ -63,6 +63,10 @@ class JITFunction:
             for p in params
             if p.name not in self.constexpr_names and (t := _annotated_dtype(fn, p.annotation)) is not None
         }
+        # Pointer parameters annotated `tl.const`: read-only in the kernel (stores are compile errors).
+        self.const_pointer_names = frozenset(
+            p.name for p in params if _annotation_value(fn, p.annotation) is core.const
+        )
 
     # -- source ------------------------------------------------------------------------------
     def source_info(self) -> SourceInfo:
@@ -599,14 +603,21 @@ def _compiled_in(obj, seen: dict) -> list:
     return []
 
 
-def _annotated_dtype(fn, annotation) -> core.dtype | None:
-    """The tl dtype a parameter is annotated with (also as a string under `from __future__ import
-    annotations`), else None; pointer types and anything else (int, torch.Tensor) are ignored."""
+def _annotation_value(fn, annotation):
+    """A parameter's annotation, evaluated when it is a dotted name in a string (`from __future__
+    import annotations`); None when such a string names nothing."""
     if isinstance(annotation, str) and annotation.replace(".", "").replace("_", "").isalnum():
         try:
-            annotation = eval(annotation, dict(fn.__globals__))  # noqa: S307 (a dotted name only)
+            return eval(annotation, dict(fn.__globals__))  # noqa: S307 (a dotted name only)
         except Exception:
             return None
+    return annotation
+
+
+def _annotated_dtype(fn, annotation) -> core.dtype | None:
+    """The tl dtype a parameter is annotated with, else None; pointer types and anything else (int,
+    torch.Tensor) are ignored."""
+    annotation = _annotation_value(fn, annotation)
     if isinstance(annotation, core.dtype) and not annotation.is_ptr():
         return annotation
     return None
