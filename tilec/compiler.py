@@ -280,7 +280,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
         from .python import codegen
 
         with timed("tile", name):
-            module = codegen.build_module(jit_fn, specs, debug=options.debug)
+            module = codegen.build_module(jit_fn, specs, debug=options.debug, num_warps=options.num_warps)
         arg_names = [n for n, s in specs.items() if s[0] == "arg"]
         kernel = CompiledKernel(
             name=name,

@@ -2,8 +2,11 @@
 test_frontend.py): reduction result types, Python integers that do not fit the tensor's type, shapes
 that compare equal to lists, expand_dims with several axes, and the errors' wording."""
 
+import shutil
+
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 
 import tilec
 import tilec.language as tl
@@ -374,3 +377,49 @@ def test_const_pointers_are_read_only(target):
             copy_through_const[(1,)](x, out, out, choose, 16)
     with pytest.raises(tilec.CompilationError, match="Mismatched type for dst"):
         merge_const_and_plain[(1,)](x, out, 3, 16)
+
+
+@tilec.jit
+def mark_threads(out_ptr):
+    threads: tl.constexpr = tl.extra.cuda.num_threads()
+    tl.static_assert(tl.extra.cuda.num_warps() * 32 == threads)
+    tl.store(out_ptr + tl.arange(0, threads), 1)
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 8])
+def test_num_warps_and_num_threads_are_the_launch_constants(target, num_warps):
+    out = np.zeros(512, np.int32)
+    mark_threads[(1,)](out, num_warps=num_warps)
+    assert out.sum() == 32 * num_warps and out[: 32 * num_warps].all()
+
+
+@tilec.jit
+def clock_and_sm(out_ptr):
+    row = out_ptr + tl.program_id(0) * 3
+    start = tl.extra.cuda.globaltimer()
+    tl.store(row + 2, tl.extra.cuda.smid().to(tl.int64))
+    tl.store(row, start)
+    tl.store(row + 1, tl.extra.cuda.globaltimer())
+
+
+def test_globaltimer_and_smid_read_ptx_registers(target):
+    ptx = tilec.compile(clock_and_sm, signature={"out_ptr": "*i64"}, target="sm_90a")
+    if shutil.which("ptxas"):
+        assert "cubin" in ptx.asm
+    text = ptx.asm["ptx"]
+    assert text.count("%globaltimer") == 2 and text.count("%smid") == 1  # two reads: not merged
+    with pytest.raises((tilec.CompilationError, tilec.InterpreterError), match="cannot run"):
+        clock_and_sm[(1,)](np.zeros(3, np.int64))
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_globaltimer_and_smid_on_gpu():
+    import torch
+
+    out = torch.zeros((64, 3), dtype=torch.int64, device="cuda")
+    clock_and_sm[(64,)](out)
+    out = out.cpu()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert (out[:, 0] > 0).all() and (out[:, 1] >= out[:, 0]).all()
+    assert ((out[:, 2] >= 0) & (out[:, 2] < sms)).all()

@@ -981,6 +981,7 @@ def static_print(*values, sep=" ", end="\n"):
 
 
 debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_DEBUG
+launch_num_warps = 4  # set by the code generator: the launch's num_warps (tl.extra.cuda.num_warps())
 
 
 @builtin

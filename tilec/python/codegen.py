@@ -1169,14 +1169,15 @@ def _tuple_argument(structure, scope: dict) -> tuple:
     return tuple(_tuple_argument(s, scope) if not isinstance(s, str) else scope[s] for s in structure)
 
 
-def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
+def build_module(jit_fn, arg_specs: dict, *, debug: bool = False, num_warps: int = 4) -> ir.Module:
     """Tile IR for `jit_fn` specialized by `arg_specs`.
 
     `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
     optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value), for a
     tensor descriptor ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
     parts, or for a tuple ("tuple", its elements' names, nested) after the specs of its elements.
-    The module lives in a fresh context with the tile dialect loaded.
+    The module lives in a fresh context with the tile dialect loaded. `num_warps` is the launch's,
+    which `tl.extra.cuda.num_warps()` returns as a constant.
     """
     ctx = tile.make_context()
     src = jit_fn.source_info()
@@ -1225,11 +1226,12 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                 else:
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)
-            saved = (tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled)
+            saved = (tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled, tlb.launch_num_warps)
             tlb._active += 1
             tlb.call_combine = gen.call_combine
             tlb.call_jit = gen.call_jit
             tlb.debug_enabled = debug
+            tlb.launch_num_warps = num_warps
             try:
                 with ir.InsertionPoint(entry):
                     gen.visit_statements(_tail_returns(src.fndef.body))
@@ -1237,7 +1239,7 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False) -> ir.Module:
                         raise gen.error(src.fndef, "a kernel cannot return a value")
                     func.ReturnOp([])
             finally:
-                tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled = saved
+                tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled, tlb.launch_num_warps = saved
         errors = tile.verify_tile_ops(module.operation)
         if errors:
             raise CompilationError(
