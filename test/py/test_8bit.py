@@ -461,7 +461,7 @@ def fp8_matmul_bt(
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 
 
-@pytest.mark.parametrize("imprecise,groups", [(None, 0), (0, 4), (64, 2), (128, 1), (256, 0)])
+@pytest.mark.parametrize("imprecise,groups", [(None, 0), (0, 4), (64, 2), (128, 1)])
 def test_max_num_imprecise_acc_adds_partial_sums_in_fp32(imprecise, groups):
     """max_num_imprecise_acc <= the dot's K (128 here, 4 instructions of k32): each group of that
     many K values is summed from zero by the tensor core, then added to the accumulator in fp32."""
@@ -480,6 +480,17 @@ def test_max_num_imprecise_acc_adds_partial_sums_in_fp32(imprecise, groups):
     assert ("wgmma.wait_group.sync.aligned 1" in ptx) == (groups == 0)
     if shutil.which("ptxas"):
         assert "cubin" in compiled.asm
+
+
+def test_max_num_imprecise_acc_beyond_k_is_an_error():
+    """As in Triton: more imprecise K values than the dot has is a mistake, not "all of K"."""
+    with pytest.raises(tilec.CompilationError, match=r"max_num_imprecise_acc \(256\) must be <= K \(128\)"):
+        tilec.compile(
+            fp8_matmul_bt,
+            signature="*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16",
+            constexprs={"BM": 64, "BN": 64, "BK": 128, "IMPRECISE": 256},
+            target="sm_90a",
+        )
 
 
 @pytest.mark.gpu

@@ -899,6 +899,10 @@ def dot(
         max_num_imprecise_acc = _py.int(max_num_imprecise_acc)
         if max_num_imprecise_acc < 0:
             raise SemanticError(f"max_num_imprecise_acc must be >= 0, got {max_num_imprecise_acc}")
+        if a.dtype.is_fp8() and b.dtype.is_fp8() and max_num_imprecise_acc > a.shape[1]:
+            raise SemanticError(  # Triton's check and wording
+                f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({a.shape[1]})"
+            )
     h = tile.dot(
         a.handle,
         b.handle,
