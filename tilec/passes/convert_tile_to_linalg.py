@@ -381,21 +381,37 @@ def _reshape(op, sizes):
     _replace(op, _propagate_bool(src, _reshape_to(src, tile.shape_of(op.results[0].type))))
 
 
-def _from_indices(value: ir.Value) -> bool:
-    """Made by a generic without inputs (a range or a splat): a function of the loop indices."""
+# Integer operations cheap enough to recompute in every element's loop (no division, no remainder).
+_CHEAP_INDEX_OPS = frozenset({
+    "arith.addi", "arith.subi", "arith.muli", "arith.shli", "arith.index_cast", "arith.extsi",
+    "arith.extui", "arith.trunci", "arith.constant", "linalg.index", "linalg.yield",
+})  # fmt: skip
+
+
+def _from_indices(value: ir.Value, depth: int = 6) -> bool:
+    """A function of the loop indices that is cheap to recompute: a generic without inputs (a range,
+    a splat), or sums and products of such (`pid * BLOCK + offs`), a few generics deep."""
     owner = value.owner
     if isinstance(owner, ir.Block):
         return False
     owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner.name == "linalg.generic" and len(owner.operands) == 1
+    if owner.name != "linalg.generic":
+        return False
+    inputs = list(owner.operands)[: len(owner.operands) - len(owner.results)]
+    if not inputs:
+        return True
+    if depth == 0 or any(op.operation.name not in _CHEAP_INDEX_OPS for op in owner.regions[0].blocks[0]):
+        return False
+    return all(_from_indices(v, depth - 1) for v in inputs)
 
 
 def _expand_dims(op, sizes):
-    """A unit dimension inserted into a range (`offs[None, :]` of an arange): a linalg.generic reading
-    the range without that dimension rather than a tensor.reshape, which elementwise fusion cannot
-    see through. Fused into the loads and masks that use it, the index is then the loop's own
-    (affine addresses, which LLVM vectorizes) instead of one read back from a buffer. Other values
-    stay reshaped: fusing their work (a `% M`) into every element's loop measured slower."""
+    """A unit dimension inserted into a range (`offs[None, :]` of an arange, or of a cheap sum such
+    as `pid * BLOCK + arange`): a linalg.generic reading the range without that dimension rather
+    than a tensor.reshape, which elementwise fusion cannot see through. Fused into the loads and
+    masks that use it, the index is then the loop's own (affine addresses, which LLVM vectorizes)
+    instead of one read back from a buffer. Other values stay reshaped: fusing their work (a `% M`)
+    into every element's loop measured slower."""
     src = op.operands[0]
     src_shape, shape = tile.shape_of(src.type), tile.shape_of(op.results[0].type)
     if not src_shape or not _from_indices(src):

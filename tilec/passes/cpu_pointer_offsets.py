@@ -1,12 +1,14 @@
-"""tile-cpu-pointer-offsets: addresses `base + offset` become a GEP from the base pointer.
+"""tile-cpu-pointer-offsets: an address `base + offset` becomes a GEP from the base pointer.
 
 On the CPU target a pointer tensor is a tensor of i64 addresses, and a load or store goes through
 `llvm.inttoptr` of one (convert-tile-to-linalg). After elementwise fusion the address of element i is
-computed in the loop body as `base + sext(offs[i]) * 4`, and LLVM cannot see through inttoptr: its
-loop vectorizer found no consecutive access and left masked loads (`x = tl.load(p + offs, mask)`)
-as a scalar loop with a branch per element. Written as `getelementptr i8, inttoptr(base), offset`,
-with the base defined outside the loop, the address is an affine function of the loop's index that
-LLVM recognizes: consecutive masked loads become vector masked loads.
+computed in the loop body as a sum such as `a_ptr + row * stride * 4 + sext(col) * 4 + k_offset * 4`,
+and LLVM cannot see through inttoptr: its loop vectorizer found no consecutive access, so masked
+loads (`x = tl.load(p + offs, mask)`) stayed a scalar loop with a branch per element and a matmul's
+tile copies moved one float at a time. The sum's terms are split in two: those that do not change
+along the loop's innermost index (the base, which LLVM hoists) and those that do (the offset).
+Written as `getelementptr i8, inttoptr(base), offset`, the address is an affine function of that
+index that LLVM recognizes: consecutive loads and stores become vector moves.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import llvm
+from mlir.dialects import arith, llvm
 
 from .base import TilePass, ops_named
 from .lowering_common import DYNAMIC_INDEX
 
 _LOOPS = ("linalg.generic", "scf.for", "scf.parallel", "scf.forall")
+_MAX_TERMS = 16  # an address is a handful of terms; a longer chain is left as it is
+
+
+def _operation(value_owner):
+    return value_owner.operation if hasattr(value_owner, "operation") else value_owner
 
 
 def _loop_of(op: ir.Operation):
@@ -31,22 +38,76 @@ def _loop_of(op: ir.Operation):
     return parent
 
 
-def _defined_outside(value: ir.Value, loop) -> bool:
-    """`value` does not change from one iteration of `loop` to the next: defined outside it."""
-    owner = value.owner
-    defining = owner.owner if isinstance(owner, ir.Block) else owner
-    defining = defining.operation if hasattr(defining, "operation") else defining
-    while defining is not None:
-        if defining == loop:
+def _inside(op: ir.Operation, loop) -> bool:
+    while op is not None:
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+class _Varying:
+    """Which values change along `loop`'s innermost index: a generic's last `linalg.index` and its
+    block arguments (the elements it reads), an scf loop's induction variables and carried values,
+    and whatever is computed from them inside the loop."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.innermost = None
+        if loop.name == "linalg.generic":
+            self.innermost = len(ir.ArrayAttr(loop.attributes["iterator_types"])) - 1
+        self.memo: dict = {}
+
+    def __call__(self, value: ir.Value) -> bool:
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return _inside(owner.owner, self.loop)  # the loop's (or a nested region's) arguments
+        op = _operation(owner)
+        if not _inside(op, self.loop):
             return False
-        defining = defining.parent
-    return True
+        key = op
+        if key in self.memo:
+            return self.memo[key]
+        if op.name == "linalg.index":
+            varying = ir.IntegerAttr(op.attributes["dim"]).value == self.innermost
+        elif op.name == "arith.constant":
+            varying = False
+        elif op.regions or op.name.startswith("llvm.load") or op.name == "memref.load":
+            varying = True  # a value read or computed in a region: assume it changes
+        else:
+            varying = any(self(v) for v in op.operands)
+        self.memo[key] = varying
+        return varying
+
+
+def _terms(address: ir.Value, loop) -> list[ir.Value] | None:
+    """The leaves of the i64 `arith.addi` tree computed inside `loop` that sums to `address`."""
+    terms, pending = [], [address]
+    while pending:
+        v = pending.pop()
+        owner = v.owner
+        op = None if isinstance(owner, ir.Block) else _operation(owner)
+        if op is not None and op.name == "arith.addi" and _inside(op, loop):
+            pending.extend(op.operands)
+        else:
+            terms.append(v)
+        if len(terms) + len(pending) > _MAX_TERMS:
+            return None
+    return terms
+
+
+def _sum(values: list[ir.Value]) -> ir.Value:
+    total = values[0]
+    for v in values[1:]:
+        total = arith.addi(total, v)
+    return total
 
 
 @dataclass(frozen=True)
 class CpuPointerOffsetsPass(TilePass):
-    """llvm.inttoptr (arith.addi %base, %offset), %base defined outside the enclosing loop and %offset
-    in it => llvm.getelementptr (llvm.inttoptr %base)[%offset] : i8.
+    """llvm.inttoptr of a sum inside a loop => llvm.getelementptr (llvm.inttoptr base)[offset] : i8,
+    the base the sum's terms that do not change along the loop's innermost index, the offset those
+    that do.
 
     %a = arith.addi %base, %off : i64        (in a linalg.generic body; %base a function argument)
     %p = llvm.inttoptr %a : i64 to !llvm.ptr
@@ -58,22 +119,21 @@ class CpuPointerOffsetsPass(TilePass):
 
     def run(self, module: ir.Module) -> None:
         i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        varying_in: dict = {}
         for op in ops_named(module.operation, "llvm.inttoptr"):
-            address = op.operands[0]
-            add = address.owner
-            if isinstance(add, ir.Block) or add.name != "arith.addi":
-                continue
-            add = add.operation if hasattr(add, "operation") else add
             loop = _loop_of(op)
-            a, b = add.operands
             if loop is None:
                 continue
-            if _defined_outside(b, loop) and not _defined_outside(a, loop):
-                a, b = b, a
-            if not _defined_outside(a, loop) or _defined_outside(b, loop):
+            terms = _terms(op.operands[0], loop)
+            if terms is None or len(terms) < 2:
+                continue
+            varying = varying_in.setdefault(loop, _Varying(loop))
+            offset = [t for t in terms if varying(t)]
+            base = [t for t in terms if not varying(t)]
+            if not offset or not base:
                 continue
             with op.location, ir.InsertionPoint(op):
-                base = llvm.IntToPtrOp(op.results[0].type, a).result
-                pointer = llvm.GEPOp(op.results[0].type, base, [b], [DYNAMIC_INDEX], i8, 0).result
+                start = llvm.IntToPtrOp(op.results[0].type, _sum(base)).result
+                pointer = llvm.GEPOp(op.results[0].type, start, [_sum(offset)], [DYNAMIC_INDEX], i8, 0).result
             op.results[0].replace_all_uses_with(pointer)
             op.erase()

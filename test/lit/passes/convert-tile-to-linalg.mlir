@@ -151,3 +151,24 @@ func.func @expand_dims(%n: i32) -> (tensor<1x8xi32>, tensor<8x1xi32>) {
   %column = "tile.expand_dims"(%wrapped) {axis = 1 : i32} : (tensor<8xi32>) -> tensor<8x1xi32>
   return %row, %column : tensor<1x8xi32>, tensor<8x1xi32>
 }
+
+// -----
+
+// Sums and products of ranges and splats (`pid * BLOCK + offs`) are as cheap to recompute as the
+// range: expanded by a generic too, so the loads they address fuse them and see affine indices.
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @expand_dims_of_offsets
+// CHECK: %[[OFFS:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8xi32>, tensor<8xi32>) outs(%{{.*}} : tensor<8xi32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addi
+// CHECK: linalg.generic {indexing_maps = [#[[COL]], #{{.*}}], {{.*}} ins(%[[OFFS]] : tensor<8xi32>) outs(%{{.*}} : tensor<8x1xi32>)
+// CHECK-NOT: tensor.reshape
+func.func @expand_dims_of_offsets(%pid: i32) -> tensor<8x1xi32> {
+  %r = "tile.make_range"() {end = 8 : i32, start = 0 : i32} : () -> tensor<8xi32>
+  %c8 = arith.constant 8 : i32
+  %start = arith.muli %pid, %c8 : i32
+  %s = "tile.splat"(%start) : (i32) -> tensor<8xi32>
+  %offs = arith.addi %s, %r : tensor<8xi32>
+  %column = "tile.expand_dims"(%offs) {axis = 1 : i32} : (tensor<8xi32>) -> tensor<8x1xi32>
+  return %column : tensor<8x1xi32>
+}
