@@ -18,6 +18,7 @@ from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_version_looped_masks import CpuVersionLoopedMasksPass
 from .cpu_version_masks import CpuVersionMasksPass
+from .cpu_version_remainders import CpuVersionRemaindersPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
 from .expand_float64_math import ExpandFloat64MathPass
@@ -42,6 +43,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         RematerializeThreadValuesPass,
         CpuExpandMapsPass,
         CpuPointerIncrementsPass,
+        CpuVersionRemaindersPass,
         CpuVersionMasksPass,
         CpuVersionLoopedMasksPass,
         CpuGridPass,

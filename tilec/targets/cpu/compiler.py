@@ -24,7 +24,8 @@ from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
 TILE_TO_LINALG = (
-    "tile-canonicalize,tile-lower-fp8,tile-cpu-pointer-increments,tile-cpu-version-masks,"
+    "tile-canonicalize,tile-lower-fp8,tile-cpu-pointer-increments,tile-cpu-version-remainders,"
+    "tile-cpu-version-masks,"
     "tile-cpu-version-looped-masks,tile-cpu-expand-maps,"
     "tile-cpu-grid,"
     "tile-cpu-safe-division,"

@@ -1,0 +1,143 @@
+"""tile-cpu-version-remainders: a kernel with loops whose offsets wrap with `% M` runs a copy of its
+body without the remainders when none of the program's offsets wraps (CPU).
+
+Triton's matmul computes its rows as `offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M`, so
+that the edge programs read valid rows without masks. On the CPU target the remainder makes every
+address of A's and B's tiles a value read back from a buffer of offsets: the copies that feed the
+dot gather element by element, where affine addresses (a range plus a scalar) move whole vectors.
+The remainder changes nothing unless an offset reaches M, which only the last program along that
+axis sees, so the kernel tests once, from the offsets' bounds, that every such remainder is the
+identity (`0 <= min(x)` and `max(x) < M`) and then runs a copy of its body with `x % M` replaced
+by `x`:
+
+    %s = arith.muli %pid, %c64;  %x = arith.addi (tile.splat %s), (tile.make_range 0..64)
+    %w = arith.remsi %x, (tile.splat %M);  ...body using %w...
+      =>  ...;  scf.if (0 <= s && s + 63 < M) { ...body using %x... } else { ...body using %w... }
+
+Only remainders at the kernel's top level whose offsets are built from ranges, splats and
+constants by additions and multiplications by constants (cpu_version_masks' bounds) and computed
+by pure ops from the arguments and the program id, and whose results flow into addresses, count.
+Loop-free kernels are left to tile-cpu-version-masks and their fused copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.dialects import tile
+
+from .base import TilePass, defining_op, ops_in_order, ops_named
+from .cpu_version_masks import LOOPS, _bounds, _pure_slice
+
+_ADDRESS_USERS = ("tile.addptr",)  # an integer tile reaches an address as an offset
+_SEARCH_DEPTH = 8  # ops between a remainder and the address it feeds (expand_dims, muli, addptr...)
+
+
+@dataclass(frozen=True)
+class CpuVersionRemaindersPass(TilePass):
+    """Run a copy of a looped kernel's body without its offsets' `% M` when no offset wraps."""
+
+    name: ClassVar[str] = "tile-cpu-version-remainders"
+
+    def run(self, module: ir.Module) -> None:
+        for fn in ops_named(module.operation, "func.func"):
+            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in LOOPS):
+                _version(fn)
+
+
+def _feeds_addresses(value: ir.Value, depth: int = _SEARCH_DEPTH) -> bool:
+    for use in value.uses:
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if user.name in _ADDRESS_USERS:
+            return True
+        if depth and not user.regions and any(_feeds_addresses(r, depth - 1) for r in user.results):
+            return True
+    return False
+
+
+def _version(fn: ir.Operation) -> None:
+    block = fn.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    positions = {op: i for i, op in enumerate(ops)}
+    candidates, slice_ops = [], set()
+    for op in ops:
+        if op.name != "arith.remsi" or not tile.shape_of(op.results[0].type):
+            continue
+        modulus = defining_op(op.operands[1])
+        if modulus is None or modulus.name != "tile.splat" or not _feeds_addresses(op.results[0]):
+            continue
+        found = _pure_slice(op.operands[0], positions, set())
+        found_modulus = _pure_slice(op.operands[1], positions, set())
+        if found is None or found_modulus is None:
+            continue
+        scalars = _scalar_part(found | found_modulus)
+        if scalars is None:
+            continue
+        candidates.append(op)
+        slice_ops |= scalars
+    if not candidates:
+        return
+    # The scalars the bounds need first (pure, they depend on nothing else in the body), then the
+    # test. The tiles (ranges, splats, sums) stay in the body and are copied with it: computed
+    # outside the branch they would be buffers that both copies read instead of loop indices.
+    first = next(op for op in ops if op not in slice_ops)
+    for op in sorted(slice_ops, key=positions.get):
+        op.move_before(first)
+    i64 = ir.IntegerType.get_signless(64)
+    wrapped, identity = [], None
+    with fn.location, ir.InsertionPoint(first):
+        for op in candidates:
+            bounds = _bounds(op.operands[0])
+            if bounds is None:
+                continue
+            modulus = arith.extsi(i64, defining_op(op.operands[1]).operands[0])
+            zero = arith.ConstantOp(i64, 0).result
+            holds = arith.andi(
+                arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
+                arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
+            )
+            identity = holds if identity is None else arith.andi(identity, holds)
+            wrapped.append(op)
+        if not wrapped:
+            return  # (the bounds' dead arithmetic goes with canonicalization)
+        branch = scf.IfOp(identity, [], has_else=True)
+    rest = [op for op in ops[:-1] if op not in slice_ops]
+    for op in rest:
+        branch.else_block.append(op)
+    mapping: dict = {}
+    with ir.InsertionPoint(branch.then_block):
+        for op in rest:
+            if op in wrapped:  # `x % M` is x here
+                mapping[op.results[0]] = mapping.get(op.operands[0], op.operands[0])
+                continue
+            _clone_mapped(op, mapping)
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([])
+
+
+def _scalar_part(slice_ops: set) -> set | None:
+    """The ops of a pure slice that compute scalars, when none of them reads a tile of the slice."""
+    scalars = {op for op in slice_ops if not any(tile.shape_of(r.type) for r in op.results)}
+    for op in scalars:
+        for v in op.operands:
+            producer = defining_op(v)
+            if producer is not None and producer in slice_ops and producer not in scalars:
+                return None
+    return scalars
+
+
+def _clone_mapped(op: ir.Operation, mapping: dict) -> None:
+    """Clones `op` (with its regions) at the insertion point, its operands and those of the ops
+    nested in it read through `mapping`; records the clone's results in `mapping`."""
+    new = op.clone()
+    for nested in ops_in_order(new):
+        for i, v in enumerate(list(nested.operands)):
+            if v in mapping:
+                nested.operands[i] = mapping[v]
+    for old, r in zip(op.results, new.results):
+        mapping[old] = r
