@@ -2,12 +2,14 @@
 
 convert-tile-to-linalg lowers a dot to linalg.matmul, whose plain loops (i, j, k) sum one scalar at a
 time. This pass tiles each linalg.matmul (on tensors, after linalg-fuse-elementwise-ops) into blocks
-of `rows` x `cols` accumulator elements, vectorizes each block into one vector.contract over the
-whole K, and lowers that to K outer products (vector.outerproduct, i.e. a broadcast of A's column
-times B's row added into the accumulator block: vector FMAs on registers). Each accumulator element
-still sums its products in k order. Dims that the block sizes do not divide get the largest power of
-two that does. The upstream transform dialect does the work (transform-interpreter on a script
-built here).
+of `rows` x `cols` accumulator elements and K into steps of `depth`, vectorizes each block and step
+into one vector.contract, and lowers that to outer products (vector.outerproduct, i.e. a broadcast
+of A's column times B's row added into the accumulator block: vector FMAs on registers). Each
+accumulator element still sums its products in k order. Dims that the block sizes do not divide get
+the largest power of two that does. The K steps matter beyond 32: a contraction over K = 64 at once
+held A's rows as 64-wide vectors and read them back element by element through the stack (a
+64x64x64-tile fp32 matmul ran at 47 GFLOP/s on this 2-core Xeon, 221 in steps of 32). The upstream
+transform dialect does the work (transform-interpreter on a script built here).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class CpuVectorizeDotsPass(TilePass):
     name: ClassVar[str] = "tile-cpu-vectorize-dots"
     rows: int = 4  # the CPU target picks them for the host (cpu.compiler.dot_block)
     cols: int = 16
+    depth: int = 32
 
     def run(self, module: ir.Module) -> None:
         # on tensors (as the CPU pipeline runs it, before bufferization); matmuls on memrefs stay
@@ -41,7 +44,8 @@ class CpuVectorizeDotsPass(TilePass):
             return
         for op in matmuls:  # tagged with their block shape, which the script matches on
             m, n = ir.RankedTensorType(op.results[0].type).shape
-            block = f"{_divisor(m, self.rows)}x{_divisor(n, self.cols)}"
+            k = ir.RankedTensorType(op.operands[0].type).shape[1]
+            block = f"{_divisor(m, self.rows)}x{_divisor(n, self.cols)}x{_divisor(k, self.depth)}"
             op.attributes["tilec.dot_block"] = ir.StringAttr.get(block)
         blocks = sorted({ir.StringAttr(op.attributes["tilec.dot_block"]).value for op in matmuls})
         parsed = ir.Module.parse(_script(blocks))  # held: the clone below reads its body
@@ -62,13 +66,13 @@ def _divisor(size: int, wanted: int) -> int:
 def _script(blocks: list[str]) -> str:
     steps = []
     for i, block in enumerate(blocks):
-        r, c = block.split("x")
+        r, c, k = block.split("x")
         steps.append(
             f'''
       %mm{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes {{tilec.dot_block = "{block}"}} in %root
         : (!transform.any_op) -> !transform.any_op
-      %tiled{i}, %rows{i}, %cols{i} = transform.structured.tile_using_for %mm{i} tile_sizes [{r}, {c}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      %tiled{i}, %rows{i}, %cols{i}, %steps{i} = transform.structured.tile_using_for %mm{i} tile_sizes [{r}, {c}, {k}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.structured.vectorize %tiled{i} : !transform.any_op'''
         )
     body = "".join(steps)
