@@ -34,14 +34,20 @@ TILE_TO_LINALG = (
 
 
 @functools.cache
-def host_fp32_lanes() -> int:
-    """fp32 values in one of this host's vector registers: 16 with AVX-512, 8 with AVX, else 4
-    (SSE, NEON)."""
+def host_cpu_flags() -> frozenset:
+    """This host's CPU feature flags (/proc/cpuinfo; empty where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
     except OSError:
         flags = []
+    return frozenset(flags)
+
+
+def host_fp32_lanes() -> int:
+    """fp32 values in one of this host's vector registers: 16 with AVX-512, 8 with AVX, else 4
+    (SSE, NEON)."""
+    flags = host_cpu_flags()
     return 16 if "avx512f" in flags else 8 if "avx" in flags else 4
 
 
@@ -151,6 +157,37 @@ def host_vector_math() -> str | None:
     return None
 
 
+# LLVM's libmvec table (`-vector-library=LIBMVEC`) maps sin, cos, exp, log and pow to their vector
+# versions; exp2, log2, log10, exp10 and tanh (in libmvec since glibc 2.35) stay vector intrinsics,
+# which llc splits into one libm call per element: Triton's attention spent a third of its time in
+# scalar exp2f calls. After `opt`, such a call goes to libmvec's function of the same width, named by
+# the x86 vector ABI (_ZGV<isa>N<lanes>v_<name>: b SSE, c AVX, d AVX2, e AVX-512), when the library
+# has it.
+_LIBMVEC_FUNCTIONS = re.compile(r"@llvm\.(exp2|log2|log10|exp10|tanh)\.v(\d+)f(32|64)\b")
+
+
+def libmvec_calls(text: str, library: str) -> str:
+    """`text` (optimized LLVM IR) with the vector intrinsics above calling libmvec's functions."""
+    import ctypes
+
+    try:
+        mvec = ctypes.CDLL(library)
+    except OSError:
+        return text
+    flags = host_cpu_flags()
+
+    def swap(m: re.Match) -> str:
+        name, lanes, bits = m.group(1), int(m.group(2)), int(m.group(3))
+        width = lanes * bits
+        isa = {128: "b", 256: "d" if "avx2" in flags else "c", 512: "e"}.get(width)
+        symbol = f"_ZGV{isa}N{lanes}v_{name}{'f' if bits == 32 else ''}"
+        if isa is None or (isa == "e" and "avx512f" not in flags) or not hasattr(mvec, symbol):
+            return m.group(0)
+        return "@" + symbol
+
+    return _LIBMVEC_FUNCTIONS.sub(swap, text)
+
+
 def llvm_ir(module: ir.Module) -> str:
     """LLVM IR of the lowered module. Host callbacks (`_mlir_ciface___tilec_print_*`) become functions
     that call through a pointer global `__tilec_hook<name>`, which the runtime sets after loading."""
@@ -215,16 +252,19 @@ def codegen(llir: str) -> bytes:
                 f"-mtriple={triple}",
                 "-mcpu=native",
                 *vectorized_calls,
+                "-S",
                 "{src}",
                 "-o",
                 "{out}",
             ],
             llir.encode(),
             "k.ll",
-            "k.bc",
+            "k.opt.ll",
         )
         if optimized is None:
             raise ToolError(f"opt failed: {err}")
+        if vector_math:
+            optimized = libmvec_calls(optimized.decode(), vector_math).encode()
         obj, err = run_tool(
             [
                 llvm_tool("llc"),
@@ -238,7 +278,7 @@ def codegen(llir: str) -> bytes:
                 "{out}",
             ],
             optimized,
-            "k.bc",
+            "k.opt.ll",
             "k.o",
         )
         if obj is None:
