@@ -1,5 +1,7 @@
 """The kernel suite compiled for the CPU target, checked against NumPy (and so against the interpreter)."""
 
+import math
+
 import numpy as np
 import pytest
 from suite import CASES, check
@@ -131,6 +133,8 @@ def vector_math(x_ptr, out_ptr, N: tl.constexpr, FN: tl.constexpr):
         y = tl.exp2(x)
     elif FN == "log2":
         y = tl.log2(x)
+    elif FN == "erf":
+        y = tl.erf(x)
     else:
         y = tl.extra.libdevice.tanh(x)
     tl.store(out_ptr + offs, y)
@@ -138,11 +142,17 @@ def vector_math(x_ptr, out_ptr, N: tl.constexpr, FN: tl.constexpr):
 
 @pytest.mark.parametrize(
     "fn, low, high, reference",
-    [("exp2", -100, 100, np.exp2), ("log2", 1e-30, 1e30, np.log2), ("tanh", -10, 10, np.tanh)],
+    [
+        ("exp2", -100, 100, np.exp2),
+        ("log2", 1e-30, 1e30, np.log2),
+        ("tanh", -10, 10, np.tanh),
+        ("erf", -5, 5, np.vectorize(math.erf)),
+    ],
 )
-def test_exp2_log2_tanh_call_libmvec(cpu, fn, low, high, reference):
-    """exp2, log2 and tanh of a block call glibc's vector functions (LLVM's libmvec table lacks them,
-    and llc split them into one scalar libm call per element), within 2 ulp of float64."""
+def test_math_of_blocks_calls_libmvec(cpu, fn, low, high, reference):
+    """exp2, log2, tanh and erf of a block call glibc's vector functions (LLVM's libmvec table lacks
+    them: llc split the first three into one scalar libm call per element, and erf's libm calls kept
+    the loop scalar), within 2 ulp of float64."""
     from tilec.targets.cpu import compiler
 
     rng = np.random.default_rng(1)

@@ -50,6 +50,7 @@ class CpuVersionRemaindersPass(TilePass):
 
 
 def _feeds_addresses(value: ir.Value, depth: int = _SEARCH_DEPTH) -> bool:
+    """`value` reaches a tile.addptr's offset through at most `depth` ops (outside loops)."""
     for use in value.uses:
         user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
         if user.name in _ADDRESS_USERS:

@@ -166,26 +166,77 @@ def host_vector_math() -> str | None:
 _LIBMVEC_FUNCTIONS = re.compile(r"@llvm\.(exp2|log2|log10|exp10|tanh)\.v(\d+)f(32|64)\b")
 
 
-def libmvec_calls(text: str, library: str) -> str:
-    """`text` (optimized LLVM IR) with the vector intrinsics above calling libmvec's functions."""
+def _libmvec_symbol(name: str, lanes: int, bits: int, library: str) -> str | None:
+    """libmvec's `lanes`-wide version of the libm function `name` (of f32 or f64 values), by the x86
+    vector ABI's name, when this host can run it and the library has it; else None."""
+    flags = host_cpu_flags()
+    isa = {128: "b", 256: "d" if "avx2" in flags else "c", 512: "e"}.get(lanes * bits)
+    if isa is None or (isa == "e" and "avx512f" not in flags) or (isa in "cd" and "avx" not in flags):
+        return None
+    symbol = f"_ZGV{isa}N{lanes}v_{name}"
+    return symbol if _has_symbol(library, symbol) else None
+
+
+@functools.cache
+def _has_symbol(library: str, symbol: str) -> bool:
     import ctypes
 
     try:
-        mvec = ctypes.CDLL(library)
+        return hasattr(ctypes.CDLL(library), symbol)
     except OSError:
-        return text
-    flags = host_cpu_flags()
+        return False
+
+
+def libmvec_calls(text: str, library: str) -> str:
+    """`text` (optimized LLVM IR) with the vector intrinsics above calling libmvec's functions."""
 
     def swap(m: re.Match) -> str:
         name, lanes, bits = m.group(1), int(m.group(2)), int(m.group(3))
-        width = lanes * bits
-        isa = {128: "b", 256: "d" if "avx2" in flags else "c", 512: "e"}.get(width)
-        symbol = f"_ZGV{isa}N{lanes}v_{name}{'f' if bits == 32 else ''}"
-        if isa is None or (isa == "e" and "avx512f" not in flags) or not hasattr(mvec, symbol):
-            return m.group(0)
-        return "@" + symbol
+        symbol = _libmvec_symbol(name + ("f" if bits == 32 else ""), lanes, bits, library)
+        return m.group(0) if symbol is None else "@" + symbol
 
     return _LIBMVEC_FUNCTIONS.sub(swap, text)
+
+
+# libm functions the CPU lowering calls (convert-math-to-libm) that LLVM's libmvec table does not map
+# either, so that a block's `tl.erf` (GELU) stayed one scalar erff call per element. Before `opt`,
+# their calls are given the vector variants libmvec has (the `vector-function-abi-variant` call-site
+# attribute, which the loop vectorizer reads, as LLVM's own table does), the variants declared and
+# kept alive through llvm.compiler.used.
+_LIBM_UNARY = ("erf", "erfc", "expm1", "log1p", "cbrt", "atan", "asin", "acos", "sinh", "cosh", "tan")
+_LIBM_DECLARATION = re.compile(r"^declare (float|double) @(\w+)\((?:float|double)\)", re.MULTILINE)
+
+
+def libmvec_variants(text: str, library: str) -> str:
+    """`text` (LLVM IR before `opt`) with libmvec's vector variants attached to its libm calls."""
+    groups, declarations, used = [], [], []
+    for m in _LIBM_DECLARATION.finditer(text):
+        scalar, name = m.group(1), m.group(2)
+        bits = 32 if scalar == "float" else 64
+        base = name[:-1] if bits == 32 and name.endswith("f") else name
+        if base not in _LIBM_UNARY or (bits == 32 and base == name):
+            continue
+        variants = []
+        for width in (128, 256, 512):
+            lanes = width // bits
+            symbol = _libmvec_symbol(name, lanes, bits, library)
+            if symbol is not None:
+                variants.append(f"{symbol}({symbol})")
+                declarations.append(f"declare <{lanes} x {scalar}> @{symbol}(<{lanes} x {scalar}>)")
+                used.append(f"ptr @{symbol}")
+        if not variants:
+            continue
+        group = f"#{9000 + len(groups)}"
+        groups.append(f'attributes {group} = {{ "vector-function-abi-variant"="{",".join(variants)}" }}')
+        call = re.compile(rf"^(\s*(?:%[\w.]+ = )?(?:tail )?call [^@\n]*@{name}\([^\n]*\))$", re.MULTILINE)
+        text = call.sub(rf"\1 {group}", text)
+    if not groups:
+        return text
+    keep = (
+        f"@llvm.compiler.used = appending global [{len(used)} x ptr] [{', '.join(used)}], "
+        'section "llvm.metadata"'
+    )
+    return "\n".join([text, *declarations, keep, *groups, ""])
 
 
 def llvm_ir(module: ir.Module) -> str:
@@ -257,7 +308,7 @@ def codegen(llir: str) -> bytes:
                 "-o",
                 "{out}",
             ],
-            llir.encode(),
+            (libmvec_variants(llir, vector_math) if vector_math else llir).encode(),
             "k.ll",
             "k.opt.ll",
         )
