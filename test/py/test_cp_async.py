@@ -314,6 +314,22 @@ def test_attention_on_gpu(config, stages, fill):
     np.testing.assert_allclose(out.float().cpu().numpy(), expected, atol=2e-2, rtol=2e-2)
 
 
+def test_rings_that_never_fit_give_way_to_staging_once_per_iteration():
+    """fp32 attention with 128x128 blocks: Q, P and K/V rings even one iteration deep need 236 KiB,
+    more than a program may have (227 KiB); num_stages is a hint, so the kernel compiles without
+    rings (no cp.async, operands staged each iteration) and launches, as the 64x64 one keeps them."""
+    signature, compiled = "*fp32,*fp32,*fp32,*fp32,i32,fp32", {}
+    for bm, bn, warps in ((128, 128, 8), (64, 64, 4)):
+        compiled[bm] = tilec.compile(
+            attention, signature=signature, constexprs={"D": 64, "BM": bm, "BN": bn},
+            target="sm_90a", num_warps=warps, num_stages=3,
+        )  # fmt: skip
+    big, small = compiled[128], compiled[64]
+    assert big.metadata["shared"] <= 227 * 1024
+    assert "cp.async" not in big.asm["ptx"] and "mma_async" in big.asm["ptx"]
+    assert "cp.async" in small.asm["ptx"]
+
+
 def test_fp32_attention_keeps_p_at_v_off_the_transposed_form():
     """In fp32 attention `p @ v` has a row-major B but an A computed in the loop, which keeps it off
     the transposed tf32 form (wgmma_swapped.applies): no MMA with A in registers."""

@@ -88,11 +88,15 @@ def lower(
     The cp.async rings' depth (num_stages - 1) is limited per ring by shared memory, but the ring
     shares it with the kernel's other buffers (another dot's staging, reductions), known only after
     convert-tile-to-gpu: when the whole exceeds what a program may have, the gpu stage runs again
-    with the rings one iteration shallower, down to one."""
-    depth = num_stages - 1
-    while True:
-        backup = module.operation.clone() if has_wgmma(arch) and depth > 1 else None
-        gpu_stage, *later = stages(arch, num_warps, num_stages, depth)
+    with the rings one iteration shallower, down to one, and then with no rings at all (num_stages
+    1: operands staged once per iteration), so that num_stages, a performance hint, never makes a
+    kernel that would fit without it too big to launch."""
+    attempts = [(num_stages, None)]
+    if has_wgmma(arch) and num_stages >= 2:
+        attempts = [(num_stages, depth) for depth in range(num_stages - 1, 0, -1)] + [(1, None)]
+    for attempt, (stages_now, depth) in enumerate(attempts):
+        backup = module.operation.clone() if attempt + 1 < len(attempts) else None
+        gpu_stage, *later = stages(arch, num_warps, stages_now, depth)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
         shared, maps = shared_bytes(module), tensor_maps(module)
         if backup is None or shared <= mma.SMEM_LIMIT:
@@ -100,7 +104,6 @@ def lower(
                 backup.erase()
             break
         _restore(module, backup)
-        depth -= 1
     for stage in later:
         run_stage(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
