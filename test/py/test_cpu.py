@@ -1,5 +1,6 @@
 """The kernel suite compiled for the CPU target, checked against NumPy (and so against the interpreter)."""
 
+import functools
 import math
 
 import numpy as np
@@ -172,3 +173,35 @@ def test_math_of_blocks_calls_libmvec(cpu, fn, low, high, reference):
     so = compiled.asm["so"]
     so = so if isinstance(so, bytes) else open(so, "rb").read()
     assert f"v_{fn}f".encode() in so  # some width of libmvec's function is called
+
+
+@tilec.jit
+def _product(a, b):
+    return a * b
+
+
+@tilec.jit
+def edge_reductions(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr, tl.sum(x))
+    tl.store(out_ptr + 1, tl.max(x))
+    tl.store(out_ptr + 2, tl.min(x))
+    tl.store(out_ptr + 3, tl.reduce(x, 0, _product))
+
+
+@pytest.mark.parametrize("fill", ["negative zeros", "all nan", "one nan", "ones"])
+def test_reductions_start_from_identities_exactly(cpu, fill):
+    """1-D sums and products start from -0.0 / 1.0 and maxima from element 0 (loops over the whole
+    block, no scalar tail): -0.0 sums stay -0.0, NaN rules are kept."""
+    x = {
+        "negative zeros": np.full(64, -0.0, np.float32),
+        "all nan": np.full(64, np.nan, np.float32),
+        "one nan": np.where(np.arange(64) == 5, np.nan, 1.5).astype(np.float32),
+        "ones": np.ones(64, np.float32),
+    }[fill]
+    out = np.zeros(4, np.float32)
+    edge_reductions[(1,)](x, out, 64)
+    in_order = functools.reduce(lambda a, b: a + b, x)  # (NumPy's sum of -0.0s starts from +0.0)
+    expected = np.array([in_order, np.fmax.reduce(x), np.fmin.reduce(x), x.prod()], np.float32)
+    np.testing.assert_array_equal(out, expected)
+    assert list(np.signbit(out)) == list(np.signbit(expected))

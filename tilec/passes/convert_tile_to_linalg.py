@@ -657,6 +657,14 @@ def _insert_slice(value: ir.Value, dest: ir.Value, axis: int, k: ir.Value) -> ir
 # in vector lanes) instead of chaining every addition on the last (layernorm over 1024 columns on a
 # 2-core AMD EPYC, the tree before and after alternated twice: 3.2-3.6 -> 6.0-7.2 GB/s).
 _REASSOCIABLE = ("arith.addf", "arith.mulf")
+# Combiners for which a 1-D reduction may start its loop at element 0, so that its trip count is the
+# block's size (a power of two, no scalar tail after LLVM's vector loop; from element 1 a 1024-long
+# max left 31 elements to a scalar chain of dependent maxss): idempotent ones start from element 0
+# itself (max(a0, a0) = a0, NaN rules included), the others from their exact identity (-0.0 + x and
+# 1.0 * x are x for every x, -0.0, NaN and inf included).
+_IDEMPOTENT = ("arith.maxnumf", "arith.minnumf", "arith.maximumf", "arith.minimumf", "arith.maxsi",
+               "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori")  # fmt: skip
+_IDENTITY = {"arith.addf": -0.0, "arith.mulf": 1.0, "arith.addi": 0, "arith.muli": 1, "arith.xori": 0}
 
 
 def _reduce(op, sizes):
@@ -673,6 +681,15 @@ def _reduce(op, sizes):
     # A 1-D reduction carries scalars; others carry tensors updated in place by the combiner.
     accs = [_operand_at(s, axis, _index(0), scalar) for s in srcs]
     first = 1
+    if scalar and len(srcs) == 1 and shape[axis] > 1:
+        kind = _single_op_combiner(block)
+        if kind in _IDEMPOTENT:
+            first = 0
+        elif kind in _IDENTITY and srcs[0] not in _BOOLS:
+            elem = tile.element_of(srcs[0].type)
+            value = _IDENTITY[kind]
+            attr = ir.FloatAttr.get(elem, value) if kind.endswith("f") else ir.IntegerAttr.get(elem, value)
+            accs, first = [arith.ConstantOp(elem, attr).result], 0
     if not scalar and shape[axis] > 1:
         # Start from combine(slice 0, slice 1) in fresh tensors: the loop then updates buffers of its
         # own rather than views of the input.
@@ -692,6 +709,19 @@ def _reduce(op, sizes):
             _BOOLS.update(r for r, acc in zip(loop.results, accs) if acc in _BOOLS)
         accs = list(loop.results)
     _replace(op, accs)
+
+
+def _single_op_combiner(block) -> str | None:
+    """The name of a combiner's one operation when the body is `yield op(arg0, arg1)` (either order)."""
+    ops = [o.operation for o in block.operations]
+    if len(ops) != 2 or not ops[1].name.endswith("yield"):
+        return None
+    combine = ops[0]
+    if len(combine.results) != 1 or list(ops[1].operands) != [combine.results[0]]:
+        return None
+    if set(combine.operands) != set(block.arguments) or len(combine.operands) != 2:
+        return None
+    return combine.name
 
 
 def _combined_elements(srcs) -> list:

@@ -35,12 +35,17 @@ func.func @load_store(%p: !tile.ptr<f32>, %n: i32) {
 
 // -----
 
-// A 1-D reduction is a loop carrying scalars, with the combiner cloned into it.
+// A 1-D reduction is a loop carrying scalars, with the combiner cloned into it. A max is
+// idempotent: it starts from element 0 and also combines it (16 steps, no scalar tail after a
+// vector loop); a combiner of several operations starts from element 0 and runs from 1.
 // CHECK-LABEL: func.func @reduce
 // CHECK: %[[FIRST:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<16xf32>
-// CHECK: scf.for %{{.*}} = %c1 to %c16 step %{{.*}} iter_args(%[[ACC:.*]] = %[[FIRST]]) -> (f32)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16 step %{{.*}} iter_args(%[[ACC:.*]] = %[[FIRST]]) -> (f32)
 // CHECK: arith.maxnumf %[[ACC]], %{{.*}} : f32
 // CHECK-NOT: tile.reduce
+// CHECK-LABEL: func.func @reduce_two_ops
+// CHECK: %[[FIRST:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<16xf32>
+// CHECK: scf.for %{{.*}} = %c1 to %c16 step %{{.*}} iter_args(%{{.*}} = %[[FIRST]]) -> (f32)
 func.func @reduce(%x: tensor<16xf32>) -> f32 {
   %0 = "tile.reduce"(%x) ({
   ^bb0(%a: f32, %b: f32):
@@ -49,13 +54,24 @@ func.func @reduce(%x: tensor<16xf32>) -> f32 {
   }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16xf32>) -> f32
   return %0 : f32
 }
+func.func @reduce_two_ops(%x: tensor<16xf32>) -> f32 {
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    %c = arith.mulf %m, %m : f32
+    gpu.yield %c : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16xf32>) -> f32
+  return %0 : f32
+}
 
 // -----
 
 // A sum's additions may be reassociated (a reduction's order is unspecified), so that LLVM can
-// keep partial sums in vector lanes; a scan's may not.
+// keep partial sums in vector lanes; a scan's may not. It starts from -0.0, which adds exactly
+// (x + -0.0 is x, +0.0 and NaN included), and runs over all 16 elements.
 // CHECK-LABEL: func.func @sum
-// CHECK: scf.for
+// CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16 step %{{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
 // CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
 func.func @sum(%x: tensor<16xf32>) -> f32 {
   %0 = "tile.reduce"(%x) ({
