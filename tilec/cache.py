@@ -117,6 +117,7 @@ def _manifest_of(kernel) -> dict:
             "debug": kernel.options.debug,
             "maxnreg": kernel.options.maxnreg,
             "waves_per_eu": kernel.options.waves_per_eu,
+            "enable_fp_fusion": kernel.options.enable_fp_fusion,
         },
         "metadata": kernel.metadata,
         "binary": _binary_name(kernel.target, kernel.asm),

@@ -28,6 +28,15 @@ class Options:
     debug: bool = False
     maxnreg: int | None = None  # registers per thread at most (NVIDIA's .maxnreg); other targets: no cap
     waves_per_eu: int = 0  # AMD: waves per SIMD the kernel's registers must allow (0: LLVM decides)
+    # GPUs: fp32 a * b + c may become one FMA (Triton's enable_fp_fusion; TILEC_DEFAULT_FP_FUSION=0
+    # turns the default off). The CPU target and the interpreter never fuse.
+    enable_fp_fusion: bool = True
+
+
+def default_fp_fusion() -> bool:
+    """enable_fp_fusion when a launch does not say: True unless TILEC_DEFAULT_FP_FUSION is 0 (read
+    when a kernel compiles, as Triton reads TRITON_DEFAULT_FP_FUSION)."""
+    return os.environ.get("TILEC_DEFAULT_FP_FUSION", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 class Metadata(dict):
@@ -329,7 +338,16 @@ def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
     kernel._launcher = launch
 
 
-def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num_stages=3, debug=None):
+def compile(
+    fn,
+    signature,
+    constexprs=None,
+    target=INTERPRETER,
+    num_warps=4,
+    num_stages=3,
+    debug=None,
+    enable_fp_fusion=None,
+):
     """Compiles `fn` for explicit argument types (Triton's strings: "*fp32", "i32", "fp16", ...).
 
     `signature` is a dict name -> type string (or a comma-separated string in parameter order);
@@ -374,4 +392,9 @@ def compile(fn, signature, constexprs=None, target=INTERPRETER, num_warps=4, num
             )
     if debug is None:  # as the kernel says: @tilec.jit(debug=...), else TILEC_DEBUG
         debug = fn._debug(target)
-    return compile_specs(fn, specs, target, Options(num_warps=num_warps, num_stages=num_stages, debug=debug))
+    if enable_fp_fusion is None:
+        enable_fp_fusion = default_fp_fusion()
+    options = Options(
+        num_warps=num_warps, num_stages=num_stages, debug=debug, enable_fp_fusion=bool(enable_fp_fusion)
+    )
+    return compile_specs(fn, specs, target, options)

@@ -1,7 +1,10 @@
 """Frontend API: tilec.compile, specialization, cache keys, IR round trips of the whole suite."""
 
+import re
+
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu
 from mlir import ir
 from suite import CASES
 
@@ -291,3 +294,71 @@ def test_array_addresses_without_the_interface_dict():
     kinds += [np.zeros(0, np.int8), np.float64(1.0) * np.ones(1), base.view(np.int32)[2]]
     for a in kinds:
         assert arrays.data_address(a) == a.__array_interface__["data"][0]
+
+
+@tilec.jit
+def multiply_add(x_ptr, y_ptr, z_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) * tl.load(y_ptr + i) + tl.load(z_ptr + i))
+
+
+def _fused_instructions(target: str, **options) -> set:
+    compiled = tilec.compile(
+        multiply_add, signature="*fp32,*fp32,*fp32,*fp32", constexprs={"N": 128}, target=target, **options
+    )
+    code = compiled.asm.get("ptx") or compiled.asm["amdgcn"]
+    return set(
+        re.findall(
+            r"\b(fma\.rn\.f32|mul\.rn\.f32|add\.rn\.f32|v_fmac_f32|v_fma_f32|v_mul_f32|v_add_f32)", code
+        )
+    )
+
+
+def test_enable_fp_fusion_decides_whether_gpus_fuse_multiply_add(monkeypatch):
+    """Triton's enable_fp_fusion: by default GPUs fuse fp32 a * b + c into one FMA; with False each
+    operation rounds on its own (NVPTX then writes mul.rn / add.rn, which ptxas does not fuse either);
+    TILEC_DEFAULT_FP_FUSION=0 turns the default off, as TRITON_DEFAULT_FP_FUSION does in Triton."""
+    assert _fused_instructions("sm_90a") == {"fma.rn.f32"}
+    assert _fused_instructions("sm_90a", enable_fp_fusion=False) == {"mul.rn.f32", "add.rn.f32"}
+    assert _fused_instructions("gfx942") == {"v_fmac_f32"}
+    assert _fused_instructions("gfx942", enable_fp_fusion=False) == {"v_mul_f32", "v_add_f32"}
+    monkeypatch.setenv("TILEC_DEFAULT_FP_FUSION", "0")
+    assert _fused_instructions("sm_90a") == {"mul.rn.f32", "add.rn.f32"}
+    assert _fused_instructions("sm_90a", enable_fp_fusion=True) == {"fma.rn.f32"}
+
+
+def test_enable_fp_fusion_launch_option(target):
+    """The launch keyword is taken (the host targets never fuse: every result rounds twice) and
+    checked; it keys the compiled kernel, so the two settings do not share one."""
+    rng = np.random.default_rng(0)
+    x, y, z = (rng.standard_normal(128).astype(np.float32) for _ in range(3))
+    for fusion in (True, False):
+        out = np.zeros(128, np.float32)
+        multiply_add[(1,)](x, y, z, out, N=128, enable_fp_fusion=fusion)
+        np.testing.assert_array_equal(out, x * y + z)
+    compiled = {
+        f: multiply_add.warmup(x, y, z, out, N=128, grid=(1,), enable_fp_fusion=f) for f in (True, False)
+    }
+    assert compiled[True] is not compiled[False]
+    assert compiled[False].options.enable_fp_fusion is False
+    with pytest.raises(TypeError, match="enable_fp_fusion must be True or False, got 'no'"):
+        multiply_add[(1,)](x, y, z, out, N=128, enable_fp_fusion="no")
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_enable_fp_fusion_on_gpu():
+    """On the GPU the fused kernel rounds x * y + z once (as float64 does here: x * y is exact there)
+    and the unfused one twice, as NumPy's float32 arithmetic."""
+    import torch
+
+    rng = np.random.default_rng(1)
+    x, y, z = (rng.standard_normal(4096).astype(np.float32) for _ in range(3))
+    once = (x.astype(np.float64) * y + z).astype(np.float32)
+    twice = x * y + z
+    assert np.count_nonzero(once != twice) > 100  # the inputs tell the two apart
+    for fusion, want in ((True, once), (False, twice)):
+        out = torch.zeros(4096, device="cuda")
+        ins = [torch.from_numpy(v).cuda() for v in (x, y, z)]
+        multiply_add[(1,)](*ins, out, N=4096, enable_fp_fusion=fusion)
+        np.testing.assert_array_equal(out.cpu().numpy(), want)

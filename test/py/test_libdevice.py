@@ -5,6 +5,7 @@ a function tilec does not provide is a compile error naming it."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from tilec.language import semantic
 from tilec.language.builtins import builtin
 from tilec.language.extra import libdevice
 from tilec.language.extra.cuda import libdevice as cuda_libdevice
+from tilec.language.extra.libdevice import fast_dividef as renamed_fast_dividef  # as Triton's test does
 
 
 @tilec.jit
@@ -396,14 +398,15 @@ def _check_special(x, out):
 
 
 def _rows_of(kernel, x: np.ndarray, rows: int, gpu: bool = False) -> np.ndarray:
-    """`kernel(x, out, N)` run on the host arrays or on the GPU; out has `rows` rows of len(x)."""
+    """`kernel(x, out, N)` run on the host arrays or on the GPU; out has `rows` rows of len(x), of
+    x's type."""
     if not gpu:
-        out = np.zeros((rows, len(x)), np.float32)
+        out = np.zeros((rows, len(x)), x.dtype)
         kernel[(1,)](x, out, N=len(x))
         return out
     import torch
 
-    out = torch.zeros((rows, len(x)), device="cuda")
+    out = torch.zeros((rows, len(x)), device="cuda", dtype=torch.from_numpy(x).dtype)
     kernel[(1,)](torch.from_numpy(x).cuda(), out, N=len(x))
     return out.cpu().numpy()
 
@@ -562,6 +565,67 @@ def test_bessel_functions(target):
 def test_bessel_functions_on_gpu():
     x = _bessel_inputs()
     _check_bessel(x, _rows_of(bessel_functions, x, 6, gpu=True))
+
+
+def _float64_bessel_inputs():
+    """Doubles in each range of the float64 algorithms (series < 0.5 <= Miller <= 25 < Hankel; I's
+    series < 20 <= asymptotic), their borders, zeros of J0 and J1, subnormals and specials."""
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, 5e-324, 1e-300, 0.5, np.nextafter(0.5, 0), 25.0, np.nextafter(25.0, 30), 20.0,
+               np.nextafter(20.0, 0), 2.404825557695773, 5.520078110286311, 3.831705970207512, 700.0, 709.5,
+               713.0, 1e5, -1e5, np.inf, -np.inf, np.nan]  # fmt: skip
+    x = np.concatenate(
+        [special, rng.uniform(-40, 40, 1500), np.exp(rng.uniform(-20, 7, 500)) * rng.choice([-1, 1], 500)]
+    )
+    return np.resize(x, 2048).astype(np.float64)
+
+
+def test_float64_bessel_functions_have_float64_accuracy(target):
+    """Triton's libdevice has float64 Bessel functions (its test_bessel checks them against
+    torch.special at torch's float64 tolerance, 1e-7): tilec's are accurate to ~1e-15."""
+    x = _float64_bessel_inputs()
+    out = _rows_of(bessel_functions, x, 6)
+    with np.errstate(all="ignore"):
+        wants = _bessel_references(x)
+    least = x == 5e-324  # the reference's log(x / 2) is log(0) there
+    wants["y0"][least] = 2 / np.pi * (np.log(5e-324) - np.log(2.0) + 0.5772156649015329)
+    wants["y1"][least] = -np.inf  # -2 / (pi x) overflows
+    finite = np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+    # the references' own limits: J's trapezoid rule ~1e-15, Y's series ~1e-12 near 12 (cancellation),
+    # I to rounding up to e^600 (I1 to 1e-16 absolute near 0; past 600, true values up to 713.9 are
+    # still finite: set apart)
+    tolerances = {
+        "j0": 2e-14,
+        "j1": 2e-14,
+        "y0": 5e-12,
+        "y1": 5e-12,
+        "cyl_bessel_i0": 0,
+        "cyl_bessel_i1": 2e-16,
+    }
+    for name, got in zip(BESSEL, out):
+        want = wants[name]
+        beyond = name.startswith("cyl") & (np.abs(finite) > 600) & np.isfinite(x)
+        np.testing.assert_allclose(
+            got[~beyond], want[~beyond], rtol=2e-14, atol=tolerances[name], equal_nan=True, err_msg=name
+        )
+        if name.startswith("cyl"):  # e^x / sqrt(2 pi x) (1 + ...): finite until x ~ 713.98
+            big = got[beyond]
+            assert np.all(np.isinf(big) == (np.abs(x[beyond]) > 713.98)), name
+    # the Wronskian J1 Y0 - J0 Y1 = 2 / (pi x) ties the four together across every range
+    positive = (x > 1e-200) & (x < 1e4)  # (Y1 overflows below ~1e-308)
+    j0, j1, y0, y1 = (row[positive] for row in out[:4])
+    wronskian = j1 * y0 - j0 * y1
+    np.testing.assert_allclose(wronskian * x[positive] * np.pi / 2, 1.0, rtol=1e-13)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_float64_bessel_functions_on_gpu():
+    x = _float64_bessel_inputs()
+    out = _rows_of(bessel_functions, x, 6, gpu=True)
+    host = np.zeros_like(out)
+    bessel_functions[(1,)](x, host, N=len(x))
+    np.testing.assert_allclose(out, host, rtol=1e-13, atol=1e-15, equal_nan=True)
 
 
 # -- erfcinv, normcdfinv ---------------------------------------------------------------------------
@@ -891,3 +955,90 @@ def test_float64_fma_rounds_once(target):
     expected = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
     np.testing.assert_array_equal(out, expected)
     assert (out[::2] != 0).any()  # a*b + c of the rounded product would be 0 there
+
+
+# -- arithmetic that rounds on its own, saturation, bit assembly -------------------------------------
+
+
+@tilec.jit
+def rounded_and_bits(x_ptr, y_ptr, s_ptr, out_f, out_i, out_d, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x, y, s = tl.load(x_ptr + i), tl.load(y_ptr + i), tl.load(s_ptr + i)
+    tl.store(out_f + i, libdevice.add_rn(libdevice.mul_rn(x, y), 1.0))
+    tl.store(out_f + N + i, libdevice.sub_rn(x, libdevice.fma_rn(x, y, 0.5)))
+    tl.store(out_f + 2 * N + i, libdevice.saturatef(x))
+    tl.store(out_f + 3 * N + i, renamed_fast_dividef(x, y))
+    tl.store(out_f + 4 * N + i, libdevice.rsqrt_rn(tl.abs(x)))
+    tl.store(out_f + 5 * N + i, tl.where(~libdevice.isnan(x / y) & ~libdevice.isinf(x / y), 1.0, 0.0))
+    xi, yi = x.to(tl.int32, bitcast=True), y.to(tl.int32, bitcast=True)
+    tl.store(out_i + i, libdevice.byte_perm(xi, yi, s))
+    d = libdevice.hiloint2double(yi, xi)
+    tl.store(out_d + i, d)
+    tl.store(out_i + N + i, libdevice.double2hiint(d))
+    tl.store(out_i + 2 * N + i, libdevice.double2loint(d))
+
+
+def test_rounded_arithmetic_and_bit_assembly(target):
+    """add_rn / sub_rn / mul_rn / fma_rn round once each, rsqrt_rn correctly, saturatef clamps (NaN to
+    0), isnan / isinf are masks (`~` negates them, as in Triton, where they return int1), byte_perm
+    is CUDA's __byte_perm, hiloint2double / double2hiint / double2loint assemble and split doubles."""
+    n = 64
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    x[:4], y[:4] = [np.nan, 0.0, 2.5, 1e30], [1.0, 0.0, -0.0, 1e-30]
+    s = rng.integers(0, 2**16, n).astype(np.int32)
+    of, oi, od = np.zeros(6 * n, np.float32), np.zeros(3 * n, np.int32), np.zeros(n, np.float64)
+    rounded_and_bits[(1,)](x, y, s, of, oi, od, N=n)
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        fma = (x64 * y64 + 0.5).astype(np.float32)  # x * y is exact in float64: one rounding
+        want = [
+            (x * y) + np.float32(1.0), x - fma, np.where(x > 0, np.minimum(x, 1), 0), x / y,
+            (1 / np.sqrt(np.abs(x64))).astype(np.float32), np.isfinite(x / y),
+        ]  # fmt: skip
+    for name, got, expected in zip(
+        "add_rn sub_rn saturatef fast_dividef rsqrt_rn masks".split(), of.reshape(6, n), want
+    ):
+        np.testing.assert_array_equal(got, np.asarray(expected, np.float32), err_msg=name)
+    both = np.stack([x.view(np.uint32), y.view(np.uint32)], 1).view(np.uint8).reshape(n, 8)
+    bytes_ = [[int(both[j][(int(s[j]) >> (4 * b)) & 7]) << (8 * b) for b in range(4)] for j in range(n)]
+    np.testing.assert_array_equal(oi[:n], np.array([sum(b) for b in bytes_], np.uint32).view(np.int32))
+    joined = (y.view(np.uint32).astype(np.uint64) << np.uint64(32)) | x.view(np.uint32).astype(np.uint64)
+    np.testing.assert_array_equal(od.view(np.uint64), joined)
+    np.testing.assert_array_equal(oi[n : 2 * n], y.view(np.int32))
+    np.testing.assert_array_equal(oi[2 * n :], x.view(np.int32))
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "gfx942"])
+def test_rounded_arithmetic_is_never_fused(arch):
+    """GPUs fuse fp32 a * b + c into an FMA by default (enable_fp_fusion); add_rn(mul_rn(x, y), 1)
+    must stay a multiply and an add, each rounded."""
+    compiled = tilec.compile(
+        rounded_and_bits, signature="*fp32,*fp32,*i32,*fp32,*i32,*fp64", constexprs={"N": 64}, target=arch
+    )
+    code = compiled.asm.get("ptx") or compiled.asm["amdgcn"]
+    fused = re.findall(r"\b(fma\.rn\.f32|v_fmac_f32|v_fma_f32)", code)
+    # the one FMA is fma_rn's own (x * y + 0.5): the add_rn / mul_rn pair is not a second one
+    assert len(fused) == 1, fused
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_rounded_arithmetic_on_gpu():
+    import torch
+
+    n = 64
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    s = rng.integers(0, 2**16, n).astype(np.int32)
+    host = [np.zeros(6 * n, np.float32), np.zeros(3 * n, np.int32), np.zeros(n, np.float64)]
+    rounded_and_bits[(1,)](x, y, s, *host, N=n)
+    device = [torch.zeros(len(h), dtype=torch.from_numpy(h).dtype, device="cuda") for h in host]
+    rounded_and_bits[(1,)](*(torch.from_numpy(v).cuda() for v in (x, y, s)), *device, N=n)
+    got = [d.cpu().numpy() for d in device]
+    rows, host_rows = got[0].reshape(6, n), host[0].reshape(6, n)
+    np.testing.assert_allclose(rows[3], host_rows[3], rtol=1e-6)  # fast_dividef: the GPU's may be approximate
+    for row in (0, 1, 2, 4, 5):  # exactly rounded on every target
+        np.testing.assert_array_equal(rows[row], host_rows[row], err_msg=str(row))
+    np.testing.assert_array_equal(got[1], host[1])
+    np.testing.assert_array_equal(got[2], host[2])

@@ -33,6 +33,8 @@ from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, se
 from .lowering_common import ordering as lc_ordering
 
 SMEM = "__tilec_smem"
+# A unit attribute on a tile-level fp32 add/sub/mul that must round on its own (libdevice add_rn, ...)
+NO_FP_FUSION = "tile.no_fp_fusion"
 REGION_ALIGN = 1024  # shared-memory regions start on 1024 bytes: the span of a swizzle pattern
 
 
@@ -54,6 +56,7 @@ class ConvertTileToGpuPass(TilePass):
     mfma: bool = False  # tl.dot on matrix cores (v_mfma, AMD CDNA with wave64)
     mfma_i8_k: int = 32  # K of the int8 matrix instruction: 32 on CDNA3 (gfx94x, gfx950), 16 on gfx90a
     tma: bool = False  # descriptor tiles into warpgroup-MMA rings by tensor copies (tma.py; sm_90a)
+    fp_fusion: bool = True  # fp32 a * b + c may fuse into one FMA (Triton's enable_fp_fusion)
 
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _EXP2:
@@ -76,6 +79,7 @@ class ConvertTileToGpuPass(TilePass):
                 raise PassError(f"mfma-i8-k must be 16 or 32, got {self.mfma_i8_k}")
             lowering.mfma_i8_k = self.mfma_i8_k
             lowering.tma = self.tma and lowering.wgmma
+            lowering.fp_fusion = self.fp_fusion
             lowering.run()
             k.erase()
 
@@ -164,6 +168,7 @@ class _KernelLowering:
         self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
         self.war_barriers: list = []  # (barrier, visibility barrier) of looped warpgroup-MMA dots
         self.tma = False  # set by the pass: rings may be filled by tensor copies (tma.py)
+        self.fp_fusion = True  # set by the pass: fp32 multiplies and adds may contract into FMAs
         self.tensor_maps: list = []  # what the launcher encodes for each tensor-map parameter
         self.tensor_map_params: list = []  # their kernel parameters (!llvm.ptr block arguments)
         self.vector_for_shape = self._vector_widths()
@@ -778,9 +783,13 @@ class _KernelLowering:
                 return [lowering(operands, result_types[0])]
             except PassError as e:  # name the function; the caller adds the op's location
                 raise PassError(f"{name}: {e.message}", e.op) from None
+        exact = attrs.pop(NO_FP_FUSION, None) is not None
         if name in ("arith.addf", "arith.subf", "arith.mulf") and str(result_types[0]) == "f32":
-            # GPUs fuse a * b + c into one FMA, as Triton does by default (enable_fp_fusion).
-            attrs = {**attrs, "fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
+            # GPUs fuse a * b + c into one FMA, as Triton does by default (enable_fp_fusion); without
+            # `contract` NVPTX writes mul.rn / add.rn, which ptxas does not fuse either.
+            # libdevice's add_rn / mul_rn (marked NO_FP_FUSION) are never fused.
+            if self.fp_fusion and not exact:
+                attrs = {**attrs, "fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
         if name in ("arith.select",) and str(result_types[0]).startswith("!llvm.ptr"):
             return [llvm.SelectOp(operands[0], operands[1], operands[2]).result]
         return list(

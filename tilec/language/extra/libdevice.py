@@ -7,25 +7,32 @@ from them, and runs on every target (GPU versions compute f16/bf16 in f32). Accu
 and their relatives use the GPUs' approximate units as `tl.exp` does (a few ulp in f32); log, log2,
 sin and cos are within an ulp on GPUs as `tl.log` and `tl.sin` are (float64 inside; sin and cos reduce
 their argument exactly, however large), log10 (log2 scaled) within two, erf within 2.2; fast_logf and
-fast_log2f are those same functions; log1p and expm1 stay accurate near zero (series there, computed
-with plain arithmetic); trunc, round, rint, fmin, fmax, copysign, fma, div_rn and sqrt_rn are exact.
-isnan / isinf / finitef / signbit return int32 0 or 1, as libdevice's do; pow / powi compute in
-float64 with tilec's own log2 and exp2 (float32 within an ulp); asin, acos, atan, atan2, sinh, cosh,
-asinh, acosh, atanh, cbrt, hypot and exp10 are float32 algorithms (a few ulp; float64 refused), as are
-tan, erfinv, erfcinv and normcdfinv (Giles' polynomials, the far tail by Newton's method on the erfc
-fit: 3e-7 relative); erfc, erfcx and normcdf (Numerical Recipes' erfc fit, relative error below
-1.2e-7) and lgamma and tgamma (Lanczos, with the reflection formula below 1/2) compute in float64 with
-tilec's own log2 and exp2, as do the Bessel functions j0, j1, y0, y1 (Numerical Recipes' fits, ~1e-8
-absolute, for |x| < 2^20) and cyl_bessel_i0, cyl_bessel_i1 (2e-7 relative). Integer bits: popc, clz,
-ffs, brev (32 and 64 bits), mulhi, mul24, hadd, rhadd, sad, abs; reinterpretation: float_as_int,
-int_as_float, float_as_uint, uint_as_float, double_as_longlong, longlong_as_double; float -> integer
-with a rounding mode ({float,double}2{int, uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs'
-conversions do; NaN -> 0), llrint, llround, and exact integer -> float conversions (int2double_rn,
-...); exact float helpers: fmod (exact on GPUs by scaled reduction steps, as `%` on floats is there),
-remainder (IEEE's, from it), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi
-(reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Functions not
-listed here (jn, yn, the directed-rounding arithmetic add_rz, ...) are not available: using one is a
-compile error that names it.
+fast_log2f are those same functions (fast_sinf, fast_cosf, fast_tanf, fast_exp10f and
+fast_log10f too); log1p and expm1 stay accurate near zero (series there, computed
+with plain arithmetic); trunc, round, rint, fmin, fmax, copysign, fma / fma_rn, div_rn and sqrt_rn
+are exact, as are add_rn, sub_rn and mul_rn, which a GPU never fuses into an FMA (plain `*` and `+`
+are fused there unless the launch says enable_fp_fusion=False); rsqrt_rn is correctly rounded
+(float64 inside), saturatef clamps to [0, 1] (NaN -> 0), fast_dividef divides. isnan / isinf return
+int1 (so `~isnan(x)` is a mask) and finitef / signbit int32 0 or 1, as Triton's libdevice does; pow /
+powi compute in float64 with tilec's own log2 and exp2 (float32 within an ulp); asin, acos, atan,
+atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are float32 algorithms (a few ulp;
+float64 refused), as are tan, erfinv, erfcinv and normcdfinv (Giles' polynomials, the far tail by
+Newton's method on the erfc fit: 3e-7 relative); erfc, erfcx and normcdf (Numerical Recipes' erfc fit,
+relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the reflection formula below 1/2)
+compute in float64 with tilec's own log2 and exp2, as do the Bessel functions j0, j1, y0, y1
+(Numerical Recipes' fits, ~1e-8 absolute, for |x| < 2^20) and cyl_bessel_i0, cyl_bessel_i1 (2e-7
+relative) on float32 operands; on float64 operands the Bessel functions are float64 algorithms
+(~1e-15: power series, Miller's backward recurrence with Neumann's series for Y, Hankel's
+expansion; see _bessel_f64). Integer bits: popc, clz, ffs, brev (32 and 64 bits), mulhi, mul24,
+hadd, rhadd, sad, abs, byte_perm; reinterpretation: float_as_int, int_as_float, float_as_uint,
+uint_as_float, double_as_longlong, longlong_as_double, hiloint2double, double2hiint, double2loint;
+float -> integer with a rounding mode ({float,double}2{int, uint,ll,ull}_{rn,rz,rd,ru}, saturating as
+the GPUs' conversions do; NaN -> 0), llrint, llround, and exact integer -> float conversions
+(int2double_rn, ...); exact float helpers: fmod (exact on GPUs by scaled reduction steps, as `%` on
+floats is there), remainder (IEEE's, from it), fdim, ldexp / scalbn, ilogb, logb, nextafter
+(float32), sinpi, cospi (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64
+inside). Functions not listed here (jn, yn, rcp64h, the directed-rounding arithmetic add_rz, ...)
+are not available: using one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from ..core import tensor
 from ..semantic import SemanticError
 
 _mlir_math = lazy_module("mlir.dialects.math")
+_ir = lazy_module("mlir.ir")
 
 # The same functions as tl.* under libdevice's names
 exp = builtins.exp
@@ -65,6 +73,7 @@ fast_logf = builtins.log
 fast_log2f = builtins.log2
 fast_exp2f = builtins.exp2
 fast_tanhf = builtins.tanh
+fma_rn = builtins.fma  # fma rounds once, to nearest
 
 
 def _float(x, what: str) -> tensor:
@@ -122,16 +131,16 @@ def _flag(cond: tensor) -> tensor:
 
 @builtin
 def isnan(x) -> tensor:
-    """1 where x is NaN, else 0 (int32)."""
+    """True where x is NaN (int1, as Triton's libdevice.isnan returns: `~isnan(x)` is a mask)."""
     x = _float(x, "isnan")
-    return _flag(semantic.compare("ne", x, x))
+    return semantic.compare("ne", x, x)
 
 
 @builtin
 def isinf(x) -> tensor:
-    """1 where x is +-infinity, else 0 (int32)."""
+    """True where x is +-infinity (int1, as Triton's libdevice.isinf returns)."""
     x = _float(x, "isinf")
-    return _flag(semantic.compare("eq", semantic.abs_(x), float("inf")))
+    return semantic.compare("eq", semantic.abs_(x), float("inf"))
 
 
 @builtin
@@ -588,10 +597,14 @@ def _log_f64(ax: tensor) -> tensor:
     return semantic.mul(_log2_f64(ax), _math.log(2.0))
 
 
-def _special(name: str, fn, doc: str):
-    """A float32 libdevice function computed by `fn` on float64 (NaN in, NaN out)."""
+def _special(name: str, fn, doc: str, float64=None):
+    """A float32 libdevice function computed by `fn` on float64 (NaN in, NaN out); float64 operands
+    go to `float64`, an algorithm accurate to float64, where there is one (else an error)."""
 
     def function(x) -> tensor:
+        if float64 is not None and _float(x, name).dtype.is_fp64():
+            v = semantic.to_tensor(x)
+            return semantic.where(semantic.compare("ne", v, v), float("nan"), float64(v))
         x, t_out = _f32(x, name)
         v = semantic.cast(x, core.float64)
         r = semantic.where(semantic.compare("ne", v, v), float("nan"), fn(v))
@@ -850,35 +863,193 @@ def _bessel_i(x: tensor, order: int) -> tensor:
     return r
 
 
+# -- Bessel functions on float64 operands, to float64 accuracy (about 1e-15 absolute, checked
+# against SciPy): power series below 0.5, Miller's backward recurrence up to 25, Hankel's asymptotic
+# expansion beyond; I0 and I1 by their series below 20 and their asymptotic expansion beyond.
+
+_EULER_GAMMA = 0.57721566490153286061
+_MILLER_START = 64  # even; J_64(25) / J_0(25) ~ 1e-19, and 1e-30 * growth stays finite down to x = 0.5
+
+
+def _full(x: tensor, value: float) -> tensor:
+    return semantic.broadcast_to(semantic.to_tensor(value, x.dtype), x.shape)
+
+
+def _bessel_series_f64(x: tensor, order: int, second_kind: bool) -> tensor:
+    """J or Y of order 0 or 1 for 0 < x < 0.5 (x float64): the power series in q = x^2 / 4, 12
+    terms; Y adds (2 / pi) log(x / 2) J and the digamma-weighted series (Abramowitz & Stegun 9.1.11)."""
+    q = semantic.mul(semantic.mul(x, x), 0.25)
+    fact = _math.factorial
+    if order == 0:
+        j = _horner(q, [(-1) ** k / fact(k) ** 2 for k in range(12)])
+    else:
+        j = semantic.mul(x, _horner(q, [0.5 * (-1) ** k / (fact(k) * fact(k + 1)) for k in range(12)]))
+    if not second_kind:
+        return j
+    harmonic = [sum(1.0 / i for i in range(1, k + 1)) for k in range(13)]
+    log_half = semantic.sub(_log_f64(x), _math.log(2.0))  # x / 2 underflows for the least x
+    if order == 0:  # (2/pi) (log(x/2) + gamma) J0 + (2/pi) sum_k>=1 (-1)^(k+1) H_k q^k / (k!)^2
+        tail = _horner(q, [0.0] + [(-1) ** (k + 1) * harmonic[k] / fact(k) ** 2 for k in range(1, 12)])
+        return semantic.mul(
+            semantic.add(semantic.mul(semantic.add(log_half, _EULER_GAMMA), j), tail), 2.0 / _math.pi
+        )
+    # -2 / (pi x) + (2/pi) log(x/2) J1 - (1/pi) (x/2) sum_k (psi(k+1) + psi(k+2)) (-1)^k q^k / (k! (k+1)!)
+    digammas = [harmonic[k] + harmonic[k + 1] - 2 * _EULER_GAMMA for k in range(12)]
+    tail = _horner(q, [digammas[k] * (-1) ** k / (fact(k) * fact(k + 1)) for k in range(12)])
+    r = semantic.sub(semantic.mul(log_half, j), semantic.mul(x, semantic.mul(tail, 0.25)))
+    return semantic.sub(semantic.mul(r, 2.0 / _math.pi), _div(2.0 / _math.pi, x))
+
+
+def _bessel_miller_f64(x: tensor, order: int, second_kind: bool) -> tensor:
+    """J or Y of order 0 or 1 for 0.5 <= x <= 25 (x float64): J_n by the recurrence J_(n-1) = (2n / x)
+    J_n - J_(n+1) from n = 64 down (stable downward), normalized by J_0 + 2 (J_2 + J_4 + ...) = 1;
+    Y from the same J_n by Neumann's series: Y0 = (2/pi)(log(x/2) + gamma) J0 - (4/pi) sum_k>=1
+    (-1)^k J_2k / k, and Y1 = -Y0' = -(2/(pi x)) J0 + (2/pi)(log(x/2) + gamma - 1) J1 - (2/pi)
+    sum_k>=1 (-1)^k (2k + 1) / (k (k + 1)) J_(2k+1)."""
+    two_over_x = _div(2.0, x)
+    above, current = _full(x, 0.0), _full(x, 1e-30)  # J_(n+1), J_n unnormalized, n = 64
+    n_top = _MILLER_START
+    evens = current
+    y0_sum = semantic.mul(current, (-1) ** (n_top // 2) / (n_top // 2))
+    y1_sum = _full(x, 0.0)
+    j1 = None
+    for n in range(n_top, 0, -1):
+        below = semantic.sub(semantic.mul(semantic.mul(two_over_x, float(n)), current), above)
+        m = n - 1  # `below` is J_m
+        if m > 0 and m % 2 == 0:
+            evens = semantic.add(evens, below)
+            if second_kind and order == 0:
+                y0_sum = semantic.add(y0_sum, semantic.mul(below, (-1) ** (m // 2) / (m // 2)))
+        elif m >= 3 and second_kind and order == 1:
+            k = (m - 1) // 2
+            y1_sum = semantic.add(y1_sum, semantic.mul(below, (-1) ** k * (2 * k + 1) / (k * (k + 1))))
+        if m == 1:
+            j1 = below
+        above, current = current, below
+    norm = semantic.add(current, semantic.mul(evens, 2.0))
+    j0, j1 = _div(current, norm), _div(j1, norm)
+    if not second_kind:
+        return j0 if order == 0 else j1
+    log_term = semantic.add(_log_f64(semantic.mul(x, 0.5)), _EULER_GAMMA)
+    if order == 0:
+        return semantic.sub(
+            semantic.mul(semantic.mul(log_term, j0), 2.0 / _math.pi),
+            semantic.mul(_div(y0_sum, norm), 4.0 / _math.pi),
+        )
+    r = semantic.sub(semantic.mul(semantic.sub(log_term, 1.0), j1), _div(y1_sum, norm))
+    return semantic.sub(semantic.mul(r, 2.0 / _math.pi), semantic.mul(_div(j0, x), 2.0 / _math.pi))
+
+
+def _bessel_hankel_f64(x: tensor, order: int, second_kind: bool) -> tensor:
+    """J or Y of order 0 or 1 for finite x >= 25 (float64): sqrt(2 / (pi x)) (P cos w - Q sin w) for J,
+    (P sin w + Q cos w) for Y, w = x - (2 order + 1) pi / 4, with P and Q Hankel's series to x^-15
+    (terms below 1e-17 there); cos w and sin w from sin x and cos x, so that no rounded pi / 4
+    enters the phase."""
+    mu = 4.0 * order * order
+    a = [1.0]
+    for k in range(1, 16):
+        a.append(a[-1] * (mu - (2 * k - 1) ** 2) / (k * 8.0))
+    inv = _div(1.0, x)
+    w = semantic.mul(inv, inv)
+    p = _horner(w, [(-1) ** k * a[2 * k] for k in range(8)])
+    q = semantic.mul(inv, _horner(w, [(-1) ** k * a[2 * k + 1] for k in range(8)]))
+    sin, cos = builtins.sin(x), builtins.cos(x)
+    half = _math.sqrt(0.5)
+    if order == 0:  # w = x - pi/4
+        cos_w, sin_w = semantic.mul(semantic.add(cos, sin), half), semantic.mul(semantic.sub(sin, cos), half)
+    else:  # w = x - 3 pi/4
+        cos_w, sin_w = semantic.mul(semantic.sub(sin, cos), half), semantic.mul(semantic.add(sin, cos), -half)
+    if second_kind:
+        wave = semantic.add(semantic.mul(p, sin_w), semantic.mul(q, cos_w))
+    else:
+        wave = semantic.sub(semantic.mul(p, cos_w), semantic.mul(q, sin_w))
+    return semantic.mul(_sqrt(_div(2.0 / _math.pi, x)), wave)
+
+
+def _bessel_f64(x: tensor, order: int, second_kind: bool) -> tensor:
+    """J0, J1, Y0 or Y1 of a float64 tensor: each range's algorithm on a clamped copy, then selected."""
+    ax = semantic.abs_(x)
+    finite = semantic.compare("lt", ax, float("inf"))
+    small = semantic.compare("lt", ax, 0.5)
+    large = semantic.compare("gt", ax, 25.0)
+    r = semantic.where(
+        small,
+        _bessel_series_f64(semantic.where(small, ax, 0.25), order, second_kind),
+        _bessel_miller_f64(semantic.minimum(semantic.maximum(ax, 0.5), 25.0), order, second_kind),
+    )
+    far = semantic.where(semantic.logical_and(large, finite), ax, 25.0)
+    r = semantic.where(large, _bessel_hankel_f64(far, order, second_kind), r)
+    r = semantic.where(finite, r, 0.0)
+    if second_kind:
+        r = semantic.where(semantic.compare("eq", x, 0.0), float("-inf"), r)
+        return semantic.where(semantic.compare("lt", x, 0.0), float("nan"), r)
+    if order == 0:
+        return semantic.where(semantic.compare("eq", x, 0.0), 1.0, r)
+    r = semantic.where(semantic.compare("eq", x, 0.0), 0.0, r)
+    return semantic.where(semantic.compare("lt", x, 0.0), semantic.neg(r), r)
+
+
+def _bessel_i_f64(x: tensor, order: int) -> tensor:
+    """I0 or I1 of a float64 tensor: the series sum_k q^k / (k! (k + order)!) (q = x^2 / 4, 40
+    terms, all positive) below 20; beyond, e^x / sqrt(2 pi x) sum_k (-1)^k a_k / x^k (20 terms),
+    e^x applied as two halves so that the result overflows only where I itself does."""
+    ax = semantic.abs_(x)
+    large = semantic.compare("ge", ax, 20.0)
+    near = semantic.where(large, 1.0, ax)
+    q = semantic.mul(semantic.mul(near, near), 0.25)
+    fact = _math.factorial
+    series = _horner(q, [0.5**order / (fact(k) * fact(k + order)) for k in range(40)])
+    if order == 1:
+        series = semantic.mul(series, near)  # (x / 2) sum ..., the half in the coefficients
+    far = semantic.minimum(semantic.where(large, ax, 20.0), 1500.0)
+    mu, a, terms = 4.0 * order * order, 1.0, [1.0]
+    for k in range(1, 20):
+        a *= (mu - (2 * k - 1) ** 2) / (k * 8.0)
+        terms.append((-1) ** k * a)
+    half = builtins.exp(semantic.mul(far, 0.5))  # tl.exp: float64 exp to an ulp (_exp_f64 goes by exp2)
+    scaled = semantic.mul(_horner(_div(1.0, far), terms), _math.sqrt(0.5 / _math.pi))
+    asymptotic = semantic.mul(semantic.mul(half, _div(scaled, _sqrt(far))), half)
+    r = semantic.where(large, asymptotic, series)
+    if order == 1:
+        r = semantic.where(semantic.compare("lt", x, 0.0), semantic.neg(r), r)
+    return r
+
+
 j0 = _special(
     "j0",
     lambda v: _bessel_j(v, 0),
-    "Bessel function of the first kind of order 0 (~1e-8 absolute; |x| < 2^20).",
+    "Bessel function of the first kind of order 0 (float32: ~1e-8 absolute, |x| < 2^20; float64: ~1e-15).",
+    float64=lambda v: _bessel_f64(v, 0, second_kind=False),
 )
 j1 = _special(
     "j1",
     lambda v: _bessel_j(v, 1),
-    "Bessel function of the first kind of order 1 (~1e-8 absolute; |x| < 2^20).",
+    "Bessel function of the first kind of order 1 (float32: ~1e-8 absolute, |x| < 2^20; float64: ~1e-15).",
+    float64=lambda v: _bessel_f64(v, 1, second_kind=False),
 )
 y0 = _special(
     "y0",
     lambda v: _bessel_y(v, 0),
-    "Bessel function of the second kind of order 0 (-inf at 0, NaN below; |x| < 2^20).",
+    "Bessel function of the second kind of order 0 (-inf at 0, NaN below; float32 for |x| < 2^20).",
+    float64=lambda v: _bessel_f64(v, 0, second_kind=True),
 )
 y1 = _special(
     "y1",
     lambda v: _bessel_y(v, 1),
-    "Bessel function of the second kind of order 1 (-inf at 0, NaN below; |x| < 2^20).",
+    "Bessel function of the second kind of order 1 (-inf at 0, NaN below; float32 for |x| < 2^20).",
+    float64=lambda v: _bessel_f64(v, 1, second_kind=True),
 )
 cyl_bessel_i0 = _special(
     "cyl_bessel_i0",
     lambda v: _bessel_i(v, 0),
-    "Modified Bessel function of the first kind of order 0 (relative error < 2e-7).",
+    "Modified Bessel function of the first kind of order 0 (float32: relative error < 2e-7; float64: ~1e-15).",
+    float64=lambda v: _bessel_i_f64(v, 0),
 )
 cyl_bessel_i1 = _special(
     "cyl_bessel_i1",
     lambda v: _bessel_i(v, 1),
-    "Modified Bessel function of the first kind of order 1 (relative error < 2e-7).",
+    "Modified Bessel function of the first kind of order 1 (float32: relative error < 2e-7; float64: ~1e-15).",
+    float64=lambda v: _bessel_i_f64(v, 1),
 )
 
 
@@ -1290,6 +1461,112 @@ def nextafter(x, y) -> tensor:
     r = semantic.where(semantic.compare("eq", x, y), y, r)
     nan = semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y))
     return semantic.cast(semantic.where(nan, float("nan"), r), t)
+
+
+# -- arithmetic rounded on its own, fast variants, bit assembly ---------------------------------------
+
+
+def _unfused(name: str, combine):
+    """x `combine` y rounded to nearest on its own: never contracted with a neighbouring multiply or
+    add into an FMA, which GPUs otherwise do (enable_fp_fusion), as libdevice's __nv_fadd_rn does."""
+
+    def function(x, y) -> tensor:
+        x, y, _ = semantic._operands(_float(x, name), y)
+        r = combine(x, y)
+        r.handle.owner.attributes[_no_fp_fusion()] = _ir.UnitAttr.get()
+        return r
+
+    function.__name__ = name
+    function.__doc__ = (
+        f"x {dict(add_rn='+', sub_rn='-', mul_rn='*')[name]} y, correctly rounded, never fused into an FMA."
+    )
+    return builtin(function)
+
+
+def _no_fp_fusion() -> str:
+    from tilec.passes.convert_tile_to_gpu import NO_FP_FUSION
+
+    return NO_FP_FUSION
+
+
+add_rn = _unfused("add_rn", semantic.add)
+sub_rn = _unfused("sub_rn", semantic.sub)
+mul_rn = _unfused("mul_rn", semantic.mul)
+
+
+@builtin
+def rsqrt_rn(x) -> tensor:
+    """1 / sqrt(x) correctly rounded (float32; computed in float64)."""
+    x, t_out = _f32(x, "rsqrt_rn")
+    v = semantic.cast(x, core.float64)
+    return semantic.cast(semantic.cast(_div(1.0, _sqrt(v)), core.float32), t_out)
+
+
+@builtin
+def fast_dividef(x, y) -> tensor:
+    """x / y (float32; libdevice's fast division, here the ordinary one)."""
+    x, y, _ = semantic._operands(_float(x, "fast_dividef"), y)
+    return semantic.truediv(x, y)
+
+
+@builtin
+def saturatef(x) -> tensor:
+    """x clamped to [0, 1]; NaN gives 0."""
+    x = _float(x, "saturatef")
+    return semantic.where(semantic.compare("gt", x, 0.0), semantic.minimum(x, 1.0), 0.0)
+
+
+@builtin
+def byte_perm(x, y, selector) -> tensor:
+    """CUDA's __byte_perm: byte i of the result is byte (selector >> 4 i) & 7 of the eight bytes
+    y:x (x's bytes 0-3, y's 4-7), int32."""
+    x, y, selector = (_int(v, "byte_perm") for v in (x, y, selector))
+    if any(v.dtype.primitive_bitwidth != 32 for v in (x, y, selector)):
+        raise SemanticError("libdevice.byte_perm needs 32-bit integers")
+    wide = [semantic.cast(_bits(v), core.uint64) for v in (x, y, selector)]
+    both = semantic.or_(wide[0], semantic.shl(wide[1], 32))
+    result = None
+    for i in range(4):
+        pick = semantic.and_(semantic.shr(wide[2], 4 * i), 7)
+        byte = semantic.and_(semantic.shr(both, semantic.mul(pick, 8)), 0xFF)
+        placed = semantic.shl(byte, 8 * i)
+        result = placed if result is None else semantic.or_(result, placed)
+    return semantic.cast(semantic.cast(result, core.uint32), core.int32, bitcast=True)
+
+
+@builtin
+def hiloint2double(hi, lo) -> tensor:
+    """The float64 whose high 32 bits are hi and low 32 bits lo (int32s)."""
+    hi, lo = _int(hi, "hiloint2double"), _int(lo, "hiloint2double")
+    high = semantic.shl(semantic.cast(_bits(hi), core.uint64), 32)
+    bits = semantic.or_(high, semantic.cast(_bits(lo), core.uint64))
+    return semantic.cast(bits, core.float64, bitcast=True)
+
+
+def _double_half(x, name: str, high: bool) -> tensor:
+    x = _float(x, name)
+    if not x.dtype.is_fp64():
+        raise SemanticError(f"libdevice.{name} needs a float64 operand, got {x.dtype}")
+    bits = semantic.cast(x, core.uint64, bitcast=True)
+    if high:
+        bits = semantic.shr(bits, 32)
+    return semantic.cast(semantic.cast(bits, core.uint32), core.int32, bitcast=True)
+
+
+@builtin
+def double2loint(x) -> tensor:
+    """The low 32 bits of a float64, as int32."""
+    return _double_half(x, "double2loint", high=False)
+
+
+@builtin
+def double2hiint(x) -> tensor:
+    """The high 32 bits of a float64 (sign, exponent, top of the significand), as int32."""
+    return _double_half(x, "double2hiint", high=True)
+
+
+# libdevice's fast variants: the same functions (already at the GPUs' approximate-unit accuracy or better)
+fast_sinf, fast_cosf, fast_tanf, fast_exp10f, fast_log10f = sin, cos, tan, exp10, log10
 
 
 def __getattr__(name):

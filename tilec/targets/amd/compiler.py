@@ -35,7 +35,7 @@ def has_mfma(arch: str) -> bool:
     return arch in WAVE64
 
 
-def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
+def stages(arch: str, num_warps: int, fp_fusion: bool = True) -> list[tuple[str, str]]:
     """The AMD pipeline in MLIR, readable as a list (code generation follows in llvmlite)."""
     wave = wavefront_size(arch)
     return [
@@ -43,7 +43,8 @@ def stages(arch: str, num_warps: int) -> list[tuple[str, str]]:
             "gpu",
             f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-expand-float64-math,tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
-            f"mfma={int(has_mfma(arch))} mfma-i8-k={16 if arch == 'gfx90a' else 32}}},canonicalize,cse",
+            f"mfma={int(has_mfma(arch))} mfma-i8-k={16 if arch == 'gfx90a' else 32} fp-fusion={int(fp_fusion)}}},"
+            "canonicalize,cse",
         ),
         (
             "llvm",
@@ -165,7 +166,7 @@ def compile(kernel, module: ir.Module) -> None:
 
     arch = kernel.target
     _refuse_inline_asm(kernel, module)
-    for name, pipeline in stages(arch, kernel.options.num_warps):
+    for name, pipeline in stages(arch, kernel.options.num_warps, kernel.options.enable_fp_fusion):
         run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
         if name == "gpu":
             _check_lds(kernel, arch, module)

@@ -49,7 +49,9 @@ def uses_tma(arch: str) -> bool:
     return has_wgmma(arch) and os.environ.get("TILEC_NO_TMA", "0") in ("", "0")
 
 
-def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | None = None) -> list[Stage]:
+def stages(
+    arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | None = None, fp_fusion: bool = True
+) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
     sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead (or `wgmma_depth`),
@@ -66,7 +68,7 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))}}},canonicalize,cse,"
+            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},canonicalize,cse,"
             "gpu-rematerialize-thread-values",
         ),
         Stage(
@@ -80,7 +82,13 @@ def stages(arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | No
 
 
 def lower(
-    module: ir.Module, kernel_name: str, arch: str, num_warps: int, asm: dict, num_stages: int = 3
+    module: ir.Module,
+    kernel_name: str,
+    arch: str,
+    num_warps: int,
+    asm: dict,
+    num_stages: int = 3,
+    fp_fusion: bool = True,
 ) -> tuple[str, int, list]:
     """Runs the stages in place; returns the PTX, the bytes of dynamic shared memory it needs and
     what the launcher encodes for its tensor-map parameters (tensor_maps).
@@ -96,7 +104,7 @@ def lower(
         attempts = [(num_stages, depth) for depth in range(num_stages - 1, 0, -1)] + [(1, None)]
     for attempt, (stages_now, depth) in enumerate(attempts):
         backup = module.operation.clone() if attempt + 1 < len(attempts) else None
-        gpu_stage, *later = stages(arch, num_warps, stages_now, depth)
+        gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
         shared, maps = shared_bytes(module), tensor_maps(module)
         if backup is None or shared <= mma.SMEM_LIMIT:
@@ -257,8 +265,9 @@ def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
     user_asm = _inline_asm_location(module)
     ptx, shared, maps = lower(
-        module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages
-    )
+        module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages,
+        kernel.options.enable_fp_fusion,
+    )  # fmt: skip
     from tilec.timing import timed
 
     if kernel.options.maxnreg is not None:  # Triton's maxnreg: a register cap ptxas must keep
