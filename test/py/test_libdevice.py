@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -1042,3 +1043,259 @@ def test_rounded_arithmetic_on_gpu():
         np.testing.assert_array_equal(rows[row], host_rows[row], err_msg=str(row))
     np.testing.assert_array_equal(got[1], host[1])
     np.testing.assert_array_equal(got[2], host[2])
+
+
+# -- directed rounding: arithmetic and conversions rounded toward zero, down and up ------------------
+
+
+@tilec.jit
+def directed(x_ptr, y_ptr, z_ptr, out_ptr, OP: tl.constexpr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x, y, z = tl.load(x_ptr + i), tl.load(y_ptr + i), tl.load(z_ptr + i)
+    if OP == "add":
+        r = (libdevice.add_rz(x, y), libdevice.add_rd(x, y), libdevice.add_ru(x, y))
+    elif OP == "sub":
+        r = (libdevice.sub_rz(x, y), libdevice.sub_rd(x, y), libdevice.sub_ru(x, y))
+    elif OP == "mul":
+        r = (libdevice.mul_rz(x, y), libdevice.mul_rd(x, y), libdevice.mul_ru(x, y))
+    elif OP == "div":
+        r = (libdevice.div_rz(x, y), libdevice.div_rd(x, y), libdevice.div_ru(x, y))
+    elif OP == "sqrt":
+        r = (libdevice.sqrt_rz(x), libdevice.sqrt_rd(x), libdevice.sqrt_ru(x))
+    elif OP == "rcp":
+        r = (libdevice.rcp_rz(x), libdevice.rcp_rd(x), libdevice.rcp_ru(x))
+    else:
+        r = (libdevice.fma_rz(x, y, z), libdevice.fma_rd(x, y, z), libdevice.fma_ru(x, y, z))
+    for j in tl.static_range(3):
+        tl.store(out_ptr + j * N + i, r[j])
+
+
+def _floor_in(v: Fraction, dtype):
+    """The greatest value of `dtype` <= v (-inf below the finite range)."""
+    top = Fraction(float(np.finfo(dtype).max))
+    if v >= top:
+        return dtype(np.finfo(dtype).max)
+    if v < -top:
+        return dtype(-np.inf)
+    c = dtype(float(v))
+    while Fraction(float(c)) > v:
+        c = np.nextafter(c, dtype(-np.inf))
+    while Fraction(float(np.nextafter(c, dtype(np.inf)))) <= v:
+        c = np.nextafter(c, dtype(np.inf))
+    return c
+
+
+def _rounded(v: Fraction, dtype, mode: str, zero_sign: float):
+    """The exact value v rounded per mode (an exact zero gets zero_sign's sign)."""
+    if v == 0:
+        return dtype(math.copysign(0.0, zero_sign))
+    low = _floor_in(v, dtype)
+    exact = np.isfinite(low) and Fraction(float(low)) == v
+    high = low if exact else np.nextafter(low, dtype(np.inf))
+    result = {"rd": low, "ru": high, "rz": low if v > 0 else high}[mode]
+    return result if result != 0 else dtype(math.copysign(0.0, float(v)))
+
+
+def _sum_zero_sign(terms: list, mode: str) -> float:
+    """IEEE's sign of an exact zero sum: -0 only from -0 + -0, except rounding down, where only
+    +0 + +0 gives +0."""
+    negative = [math.copysign(1.0, t) < 0 for t in terms]
+    if mode == "rd":
+        return 1.0 if all(t == 0 for t in terms) and not any(negative) else -1.0
+    return -1.0 if all(t == 0 for t in terms) and all(negative) else 1.0
+
+
+def _directed_expected(op: str, x, y, z, mode: str):
+    dtype = type(x)
+    used = {"sqrt": (x,), "rcp": (x,), "fma": (x, y, z)}.get(op, (x, y))
+    finite = all(np.isfinite(v) for v in used)
+    with np.errstate(all="ignore"):
+        if (
+            not finite
+            or (op in ("div", "rcp") and (y if op == "div" else x) == 0)
+            or (op == "sqrt" and x < 0)
+        ):
+            # infinities, NaN, division by zero, negative roots: IEEE's results are exact
+            return {"add": x + y, "sub": x - y, "mul": x * y, "div": x / y, "sqrt": np.sqrt(x),
+                    "rcp": dtype(1) / x, "fma": dtype(float(x) * float(y) + float(z))}[op]  # fmt: skip
+    fx, fy, fz = (Fraction(float(v)) if np.isfinite(v) else None for v in (x, y, z))
+    if op in ("add", "sub"):
+        fy, y = (fy, y) if op == "add" else (-fy, -y)
+        return _rounded(fx + fy, dtype, mode, _sum_zero_sign([x, y], mode))
+    if op == "mul":
+        return _rounded(fx * fy, dtype, mode, math.copysign(1.0, x) * math.copysign(1.0, y))
+    if op == "div":
+        return _rounded(fx / fy, dtype, mode, math.copysign(1.0, x) * math.copysign(1.0, y))
+    if op == "rcp":
+        return _rounded(1 / fx, dtype, mode, 1.0)
+    if op == "fma":
+        product_sign = math.copysign(1.0, x) * math.copysign(1.0, y)
+        return _rounded(
+            fx * fy + fz,
+            dtype,
+            mode,
+            _sum_zero_sign([math.copysign(0.0, product_sign) if fx * fy == 0 else 1.0, z], mode),
+        )
+    # sqrt: floor / ceiling of the root by the square's exact comparisons
+    if x == 0:
+        return x
+    root = _rounded(Fraction(math.isqrt(int(fx * 2**2300)), 2**1150), dtype, "rd", 1.0)
+    while Fraction(float(np.nextafter(root, dtype(np.inf)))) ** 2 <= fx:
+        root = np.nextafter(root, dtype(np.inf))
+    while Fraction(float(root)) ** 2 > fx:
+        root = np.nextafter(root, dtype(-np.inf))
+    exact = Fraction(float(root)) ** 2 == fx
+    return root if exact or mode in ("rd", "rz") else np.nextafter(root, dtype(np.inf))
+
+
+def _directed_inputs(dtype, n: int, rng):
+    """Values over the whole exponent range (subnormals included), exact and cancelling pairs,
+    overflowing ones, zeros of both signs, infinities and NaN."""
+    info = np.finfo(dtype)
+    low, high = int(np.log2(info.smallest_subnormal)), int(np.log2(info.max))
+
+    def spread(k):
+        return (rng.uniform(1, 2, k) * 2.0 ** rng.integers(low, high, k) * rng.choice([-1, 1], k)).astype(
+            dtype
+        )
+
+    x, y, z = spread(n), spread(n), spread(n)
+    near = rng.uniform(0.5, 2, n // 4).astype(dtype)  # similar scales: cancellation, no extremes
+    x[: n // 4] = near
+    y[: n // 4] = (near * rng.uniform(-2, 2, n // 4)).astype(dtype)
+    z[: n // 4] = (near * rng.uniform(-2, 2, n // 4)).astype(dtype)
+    special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        3.0,
+        0.1,
+        info.max,
+        -info.max,
+        info.smallest_subnormal,
+        -info.smallest_subnormal,
+        np.inf,
+        -np.inf,
+        np.nan,
+        2.0,
+    ]
+    k = len(special)
+    x[-k:], y[-k:], z[-k:] = special, special[::-1], special[3:] + special[:3]
+    y[n // 4 : n // 4 + 8] = -x[n // 4 : n // 4 + 8]  # exact zero sums
+    y[n // 4 + 8 : n // 4 + 16] = x[n // 4 + 8 : n // 4 + 16]
+    return x, y, z
+
+
+@pytest.mark.parametrize(
+    "op, dtype",
+    [(op, np.float32) for op in ("add", "sub", "mul", "div", "sqrt", "rcp", "fma")]
+    + [(op, np.float64) for op in ("add", "sub", "mul", "div", "sqrt", "rcp")],
+)
+def test_directed_rounding(target, op, dtype):
+    """add/sub/mul/div/sqrt/rcp/fma rounded toward zero (rz), down (rd) and up (ru), bit for bit
+    against exact rational arithmetic, subnormal results and operands included."""
+    rng = np.random.default_rng([ord(c) for c in op + dtype.__name__])
+    n = 256
+    x, y, z = _directed_inputs(dtype, n, rng)
+    # results and operands near the subnormals, where residuals could underflow
+    emin = int(np.log2(np.finfo(dtype).smallest_subnormal))
+    tiny = slice(n // 2, n // 2 + 48)
+    x[tiny] = rng.uniform(1, 2, 48) * 2.0 ** rng.integers(emin // 2 - 4, emin // 2 + 30, 48)
+    y[tiny] = rng.uniform(-2, 2, 48) * 2.0 ** rng.integers(emin // 2 - 4, emin // 2 + 30, 48)
+    if op in ("div", "sqrt", "rcp"):
+        x[tiny] = rng.uniform(1, 2, 48) * 2.0 ** rng.integers(emin, emin + 60, 48)
+        y[tiny] = rng.uniform(-8, 8, 48) * 2.0 ** rng.integers(-3, 3, 48)
+    if op == "sqrt":
+        x = np.abs(x)
+        x[-3] = -1.0
+    out = np.zeros((3, n), dtype)
+    directed[(1,)](x, y, z, out, OP=op, N=n)
+    for m, mode in enumerate(("rz", "rd", "ru")):
+        with np.errstate(all="ignore"):
+            want = np.array([_directed_expected(op, x[i], y[i], z[i], mode) for i in range(n)], dtype)
+        keep = np.ones(n, bool)
+        got_bits, want_bits = (
+            out[m].view(np.uint64 if dtype == np.float64 else np.uint32),
+            want.view(np.uint64 if dtype == np.float64 else np.uint32),
+        )
+        nan = np.isnan(out[m]) & np.isnan(want)
+        bad = np.nonzero(keep & ~nan & (got_bits != want_bits))[0]
+        assert not len(bad), (
+            f"{op}_{mode}: x={x[bad[:3]]} y={y[bad[:3]]} z={z[bad[:3]]} got={out[m][bad[:3]]} want={want[bad[:3]]}"
+        )
+
+
+@tilec.jit
+def converted_directed(x_ptr, out_ptr, OP: tl.constexpr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    r = (
+        getattr(libdevice, OP + "_rz")(x),
+        getattr(libdevice, OP + "_rd")(x),
+        getattr(libdevice, OP + "_ru")(x),
+    )
+    for j in tl.static_range(3):
+        tl.store(out_ptr + j * N + i, r[j])
+
+
+@pytest.mark.parametrize(
+    "name, src, dst",
+    [("double2float", np.float64, np.float32), ("int2float", np.int32, np.float32),
+     ("uint2float", np.uint32, np.float32), ("ll2float", np.int64, np.float32),
+     ("ull2float", np.uint64, np.float32), ("ll2double", np.int64, np.float64),
+     ("ull2double", np.uint64, np.float64)],
+)  # fmt: skip
+def test_directed_conversions(target, name, src, dst):
+    rng = np.random.default_rng(7)
+    n = 128
+    if src == np.float64:
+        x = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-160, 140, n) * rng.choice([-1, 1], n)).astype(src)
+        x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0]
+    else:
+        info = np.iinfo(src)
+        x = np.array(
+            [
+                int(rng.integers(info.min, info.max, dtype=src, endpoint=True)) >> int(s)
+                for s in rng.integers(0, info.bits, n)
+            ],
+            src,
+        )
+        x[:4] = [info.max, info.min, info.max - 1, 0]
+    out = np.zeros((3, n), dst)
+    converted_directed[(1,)](x, out, OP=name, N=n)
+    for m, mode in enumerate(("rz", "rd", "ru")):
+        want = []
+        for v in x:
+            if src == np.float64 and not np.isfinite(v):
+                want.append(dst(v))
+            else:
+                want.append(
+                    _rounded(
+                        Fraction(int(v)) if src != np.float64 else Fraction(float(v)),
+                        dst,
+                        mode,
+                        math.copysign(1.0, float(v)),
+                    )
+                )
+        want = np.array(want, dst)
+        np.testing.assert_array_equal(out[m], want, err_msg=f"{name}_{mode}")
+        assert np.array_equal(np.signbit(out[m]), np.signbit(want)), f"{name}_{mode}: zero signs"
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_directed_rounding_on_gpu():
+    """The GPU's results bit for bit the host's (which the tests above check exactly)."""
+    import torch
+
+    for dtype, ops in ((np.float32, ("add", "sub", "mul", "div", "sqrt", "rcp", "fma")),
+                       (np.float64, ("add", "sub", "mul", "div", "sqrt", "rcp"))):  # fmt: skip
+        rng = np.random.default_rng(11)
+        x, y, z = _directed_inputs(dtype, 256, rng)
+        for op in ops:
+            host = np.zeros((3, 256), dtype)
+            directed[(1,)](x, y, z, host, OP=op, N=256)
+            device = torch.zeros((3, 256), dtype=torch.from_numpy(host).dtype, device="cuda")
+            directed[(1,)](*(torch.from_numpy(v).cuda() for v in (x, y, z)), device, OP=op, N=256)
+            np.testing.assert_array_equal(device.cpu().numpy(), host, err_msg=f"{op} {dtype.__name__}")

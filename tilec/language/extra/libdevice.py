@@ -31,8 +31,11 @@ the GPUs' conversions do; NaN -> 0), llrint, llround, and exact integer -> float
 (int2double_rn, ...); exact float helpers: fmod (exact on GPUs by scaled reduction steps, as `%` on
 floats is there), remainder (IEEE's, from it), fdim, ldexp / scalbn, ilogb, logb, nextafter
 (float32), sinpi, cospi (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64
-inside). Functions not listed here (jn, yn, rcp64h, the directed-rounding arithmetic add_rz, ...)
-are not available: using one is a compile error that names it.
+inside). Directed rounding (rz toward zero, rd down, ru up), bit-exact on every target: add, sub,
+mul, div, sqrt and rcp on float32 and float64, fma on float32 (each the nearest result stepped by an
+ulp where an exactly computed residual says so), and {double,int,uint,ll,ull}2float and
+{ll,ull}2double conversions. Functions not listed here (jn, yn, rcp64h, float64 fma_rz/rd/ru) are not
+available: using one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -1563,6 +1566,300 @@ def double2loint(x) -> tensor:
 def double2hiint(x) -> tensor:
     """The high 32 bits of a float64 (sign, exponent, top of the significand), as int32."""
     return _double_half(x, "double2hiint", high=True)
+
+
+# -- arithmetic and conversions rounded toward zero, down or up (rz, rd, ru) --------------------------
+# Each is the correctly rounded (to nearest) result r, stepped one ulp where the exact value lies on
+# the other side of r than the mode allows. Where r's error is: float32 operations compute it
+# exactly in float64 (products of two floats and their sums with a third are exact or two-sum exact
+# there); float64 sums by Knuth's two-sum, products, quotients and square roots by an FMA residual,
+# scaled by powers of two where it could fall below the subnormals (_float64_residual).
+
+_STEP_MODES = {"rz": "toward zero", "rd": "down", "ru": "up"}
+_INT_OF_WIDTH = {32: core.int32, 64: core.int64}
+
+
+def _step(r: tensor, up: tensor) -> tensor:
+    """The next float after r toward +inf where `up`, toward -inf elsewhere (from zero: the least
+    subnormal of that sign); NaN stays."""
+    bits_t = _INT_OF_WIDTH[r.dtype.primitive_bitwidth]
+    bits = semantic.cast(r, bits_t, bitcast=True)
+    positive = semantic.compare("gt", r, 0.0)
+    # up from a positive value or down from a negative one adds one to the magnitude's bits
+    grow = semantic.compare("eq", up, positive)
+    stepped = semantic.cast(
+        semantic.where(grow, semantic.add(bits, 1), semantic.sub(bits, 1)), r.dtype, bitcast=True
+    )
+    least = semantic.cast(semantic.to_tensor(1, bits_t), r.dtype, bitcast=True)
+    from_zero = semantic.where(up, least, semantic.neg(least))
+    stepped = semantic.where(
+        semantic.compare("eq", r, 0.0), semantic.broadcast_to(from_zero, r.shape), stepped
+    )
+    return semantic.where(semantic.compare("ne", r, r), r, stepped)
+
+
+def _round_directed(r: tensor, above: tensor, below: tensor, mode: str) -> tensor:
+    """r adjusted for `mode`, given where the exact value is above r and where below."""
+    if mode == "ru":
+        return semantic.where(above, _step(r, semantic.to_tensor(True)), r)
+    if mode == "rd":
+        return semantic.where(below, _step(r, semantic.to_tensor(False)), r)
+    toward_zero_down = semantic.logical_and(below, semantic.compare("gt", r, 0.0))
+    toward_zero_up = semantic.logical_and(above, semantic.compare("lt", r, 0.0))
+    r = semantic.where(toward_zero_down, _step(r, semantic.to_tensor(False)), r)
+    return semantic.where(toward_zero_up, _step(r, semantic.to_tensor(True)), r)
+
+
+def _sign_split(difference: tensor) -> tuple[tensor, tensor]:
+    return semantic.compare("gt", difference, 0.0), semantic.compare("lt", difference, 0.0)
+
+
+def _two_sum(a: tensor, b: tensor) -> tuple[tensor, tensor]:
+    """(s, e): s = a + b rounded, e = a + b - s exactly (Knuth; no multiplies, so nothing to fuse)."""
+    s = semantic.add(a, b)
+    b_virtual = semantic.sub(s, a)
+    a_virtual = semantic.sub(s, b_virtual)
+    return s, semantic.add(semantic.sub(a, a_virtual), semantic.sub(b, b_virtual))
+
+
+def _float_operands(name: str, *values) -> list[tensor]:
+    """float32 or float64 operands of one type and shape (Python numbers taking the tensors' type)."""
+    if len(values) == 1:
+        xs = [_float(values[0], name)]
+    else:
+        first, rest = values[0], []
+        for v in values[1:]:
+            first, v, _ = semantic._operands(first, v)
+            rest.append(v)
+        xs = [first] + [semantic.broadcast_to(v, first.shape) for v in rest]
+        xs = [semantic.cast(v, first.dtype) for v in xs]
+    t = xs[0].dtype
+    if not (t.is_fp32() or t.is_fp64()):
+        raise SemanticError(f"libdevice.{name} takes float32 or float64 operands, got {t}")
+    return xs
+
+
+def _unfused(r: tensor) -> tensor:
+    """r's operation rounds on its own (no FMA with the operation producing an operand)."""
+    r.handle.owner.attributes[_no_fp_fusion()] = _ir.UnitAttr.get()
+    return r
+
+
+def _exact_side(exact_minus_r_parts: list[tensor]) -> tuple[tensor, tensor]:
+    """(above, below) from an exact difference given as parts d0 + d1 with |d1| smaller than any
+    nonzero |d0| (d0 decides unless it is 0)."""
+    d0, d1 = exact_minus_r_parts
+    above0, below0 = _sign_split(d0)
+    above1, below1 = _sign_split(d1)
+    zero0 = semantic.compare("eq", d0, 0.0)
+    return (
+        semantic.logical_or(above0, semantic.logical_and(zero0, above1)),
+        semantic.logical_or(below0, semantic.logical_and(zero0, below1)),
+    )
+
+
+def _directed_add(name: str, mode: str, negate: bool):
+    def function(x, y) -> tensor:
+        x, y = _float_operands(name, x, y)
+        if negate:
+            y = semantic.neg(y)
+        r = _unfused(semantic.add(x, y))
+        if x.dtype.is_fp32():
+            s, e = _two_sum(semantic.cast(x, core.float64), semantic.cast(y, core.float64))
+            above, below = _exact_side([semantic.sub(s, semantic.cast(r, core.float64)), e])
+        else:
+            s, e = _two_sum(x, y)
+            # an overflow to +-inf from finite operands: the exact sum is finite, on the inner side
+            overflow = semantic.logical_and(
+                semantic.compare("eq", semantic.abs_(r), float("inf")),
+                semantic.logical_and(
+                    semantic.compare("lt", semantic.abs_(x), float("inf")),
+                    semantic.compare("lt", semantic.abs_(y), float("inf")),
+                ),
+            )
+            above, below = _sign_split(semantic.where(overflow, semantic.neg(r), e))
+        result = _round_directed(r, above, below, mode)
+        if mode == "rd":  # an exact zero sum of operands not both +0 is -0 when rounding down
+            plus_zero = semantic.logical_and(semantic.compare("eq", x, 0.0), semantic.compare("eq", y, 0.0))
+            both_positive_zero = semantic.logical_and(
+                plus_zero, semantic.logical_not(semantic.logical_or(_signbit(x), _signbit(y)))
+            )
+            exact_zero = semantic.logical_and(
+                semantic.compare("eq", result, 0.0), semantic.logical_not(semantic.logical_or(above, below))
+            )
+            minus = semantic.logical_and(exact_zero, semantic.logical_not(both_positive_zero))
+            result = semantic.where(minus, semantic.neg(semantic.abs_(result)), result)
+        return result
+
+    function.__name__ = name
+    function.__doc__ = f"x {'-' if negate else '+'} y rounded {_STEP_MODES[mode]} (float32, float64)."
+    return builtin(function)
+
+
+def _signbit(x: tensor) -> tensor:
+    bits_t = _INT_OF_WIDTH[x.dtype.primitive_bitwidth]
+    return semantic.compare("lt", semantic.cast(x, bits_t, bitcast=True), 0)
+
+
+def _residual_rounding(name: str, mode: str, kind: str):
+    """mul, div, sqrt and rcp rounded toward zero, down or up: the nearest result r, and the sign of
+    the exact value minus r from a residual computed exactly (in float64 for float32; by an FMA for
+    float64, with the operands scaled by powers of two where r is tiny, so that the residual does
+    not fall below the subnormals)."""
+
+    def function(*args) -> tensor:
+        xs = _float_operands(name, *args)
+        x = xs[0]
+        if kind == "mul":
+            r = _unfused(semantic.mul(xs[0], xs[1]))
+        elif kind == "sqrt":
+            r = builtins.sqrt_rn(x)
+        else:  # div, rcp
+            a, b = (xs[0], xs[1]) if kind == "div" else (_full(x, 1.0), x)
+            r = builtins.div_rn(a, b)
+        if x.dtype.is_fp32():  # float64 holds the float32 residual exactly
+            r64 = semantic.cast(r, core.float64)
+            v = [semantic.cast(t, core.float64) for t in xs]
+            if kind == "mul":
+                difference = semantic.sub(semantic.mul(v[0], v[1]), r64)
+            elif kind == "sqrt":
+                difference = semantic.sub(v[0], semantic.mul(r64, r64))
+            elif kind == "div":
+                difference = semantic.mul(semantic.sub(v[0], semantic.mul(r64, v[1])), _sign_of(v[1]))
+            else:
+                difference = semantic.mul(semantic.sub(1.0, semantic.mul(r64, v[0])), _sign_of(v[0]))
+            overflow = None  # r64 = inf gives an infinite difference of the right sign
+        else:
+            difference = _float64_residual(kind, xs, r)
+            finite_in = semantic.compare("lt", semantic.abs_(xs[0]), float("inf"))
+            for t in xs[1:]:
+                finite_in = semantic.logical_and(
+                    finite_in, semantic.compare("lt", semantic.abs_(t), float("inf"))
+                )
+            if kind in ("div", "rcp"):  # x / 0 is an exact infinity, not an overflow
+                finite_in = semantic.logical_and(finite_in, semantic.compare("ne", xs[-1], 0.0))
+            overflow = semantic.logical_and(finite_in, semantic.compare("eq", semantic.abs_(r), float("inf")))
+            # an overflow of finite operands: the exact value is finite, inside r
+            difference = semantic.where(overflow, semantic.neg(r), difference)
+        # NaN residuals (NaN, infinite or zero operands, where r is exact) change nothing
+        difference = semantic.where(semantic.compare("ne", difference, difference), 0.0, difference)
+        above, below = _sign_split(difference)
+        return _round_directed(r, above, below, mode)
+
+    function.__name__ = name
+    what = {"mul": "x * y", "div": "x / y", "sqrt": "sqrt(x)", "rcp": "1 / x"}[kind]
+    function.__doc__ = f"{what} rounded {_STEP_MODES[mode]} (float32, float64)."
+    return builtin(function)
+
+
+_TINY = 2.0**-900  # below it a float64 residual may fall under the subnormals: scale by 2^200
+_UP = 2.0**200
+
+
+def _float64_residual(kind: str, xs: list, r: tensor) -> tensor:
+    """The sign-carrying residual of a float64 mul, div, sqrt or rcp: x * y - r, (x - r y) sign(y),
+    x - r^2, (1 - r x) sign(x), each exact by one FMA, its operands scaled where r (or sqrt's x)
+    is tiny."""
+    x = xs[0]
+    if kind == "rcp":  # |1 - r x| is never tiny: no scaling
+        return semantic.mul(builtins.fma(semantic.neg(r), x, 1.0), _sign_of(x))
+    if kind == "sqrt":  # sqrt(x 2^200) = sqrt(x) 2^100: compare r 2^100 with it
+        tiny = semantic.compare("lt", x, _TINY)
+        scaled_x = semantic.where(tiny, semantic.mul(x, _UP), x)
+        scaled_r = semantic.where(tiny, semantic.mul(r, 2.0**100), r)
+        return builtins.fma(semantic.neg(scaled_r), scaled_r, scaled_x)
+    tiny = semantic.compare("lt", semantic.abs_(r), _TINY)
+    up_r = semantic.where(tiny, semantic.mul(r, _UP), r)
+    if kind == "mul":  # the smaller operand is below 2^-450 when the product is tiny: scale it
+        first_smaller = semantic.compare("le", semantic.abs_(x), semantic.abs_(xs[1]))
+        a = semantic.where(semantic.logical_and(tiny, first_smaller), semantic.mul(x, _UP), x)
+        b = semantic.where(
+            semantic.logical_and(tiny, semantic.logical_not(first_smaller)), semantic.mul(xs[1], _UP), xs[1]
+        )
+        residual = builtins.fma(a, b, semantic.neg(up_r))
+        # a product far below the subnormals rounds to 0 even scaled: its sign is the operands'
+        nonzero = semantic.logical_and(semantic.compare("ne", x, 0.0), semantic.compare("ne", xs[1], 0.0))
+        vanished = semantic.logical_and(nonzero, semantic.compare("eq", r, 0.0))
+        return semantic.where(vanished, semantic.mul(_sign_of(x), _sign_of(xs[1])), residual)
+    # div: a tiny quotient has |x| < 2^124 (|y| <= 2^1024), so x 2^200 stays finite; a tiny x with
+    # a quotient that is not has |y| < 1: x and y scale together, r stays
+    y = xs[1]
+    tiny_x = semantic.logical_and(semantic.logical_not(tiny), semantic.compare("lt", semantic.abs_(x), _TINY))
+    up_x = semantic.where(semantic.logical_or(tiny, tiny_x), semantic.mul(x, _UP), x)
+    up_y = semantic.where(tiny_x, semantic.mul(y, _UP), y)
+    return semantic.mul(builtins.fma(semantic.neg(up_r), up_y, up_x), _sign_of(y))
+
+
+def _sign_of(x: tensor) -> tensor:
+    return semantic.where(semantic.compare("lt", x, 0.0), -1.0, 1.0)
+
+
+def _directed_fma(name: str, mode: str):
+    def function(x, y, z) -> tensor:
+        x, y, z = _float_operands(name, x, y, z)
+        if not x.dtype.is_fp32():
+            raise SemanticError(f"libdevice.{name} on float64 is not available in tilec (float32 only)")
+        r = builtins.fma(x, y, z)
+        v = [semantic.cast(t, core.float64) for t in (x, y, z)]
+        s, e = _two_sum(semantic.mul(v[0], v[1]), v[2])  # x * y is exact in float64
+        difference = [semantic.sub(s, semantic.cast(r, core.float64)), e]
+        nan = semantic.compare("ne", difference[0], difference[0])
+        difference = [semantic.where(nan, 0.0, d) for d in difference]
+        above, below = _exact_side(difference)
+        return _round_directed(r, above, below, mode)
+
+    function.__name__ = name
+    function.__doc__ = f"x * y + z rounded once, {_STEP_MODES[mode]} (float32)."
+    return builtin(function)
+
+
+def _directed_conversion(name: str, src: core.dtype, dst: core.dtype, mode: str):
+    """integer or float64 -> float rounded per `mode`: the nearest conversion, compared back."""
+
+    def function(x) -> tensor:
+        x = semantic.to_tensor(x)
+        if x.dtype != src:
+            raise SemanticError(f"libdevice.{name} takes {src}, got {x.dtype}")
+        r = semantic.cast(x, dst)
+        if src.is_floating():  # float64 -> float32: the difference is exact in float64
+            difference = semantic.sub(x, semantic.cast(r, core.float64))
+            difference = semantic.where(semantic.compare("ne", difference, difference), 0.0, difference)
+            above, below = _sign_split(difference)
+        else:
+            # compare back as integers; r can be exactly 2^(bits - 1) (signed) or 2^bits (unsigned),
+            # one past the type's range, which is above every value of it
+            bits = src.primitive_bitwidth
+            limit = float(2 ** (bits - 1) if src.is_int_signed() else 2**bits)
+            wide = core.int64 if bits == 32 or src.is_int_signed() else core.uint64
+            past = semantic.compare("ge", r, limit)
+            back = semantic.cast(semantic.where(past, 0.0, r), wide)
+            value = semantic.cast(x, wide)
+            above = semantic.logical_and(semantic.logical_not(past), semantic.compare("gt", value, back))
+            below = semantic.logical_or(past, semantic.compare("lt", value, back))
+        return _round_directed(r, above, below, mode)
+
+    function.__name__ = name
+    function.__doc__ = f"{src} -> {dst} rounded {_STEP_MODES[mode]}."
+    return builtin(function)
+
+
+for _mode in _STEP_MODES:
+    globals()[f"add_{_mode}"] = _directed_add(f"add_{_mode}", _mode, negate=False)
+    globals()[f"sub_{_mode}"] = _directed_add(f"sub_{_mode}", _mode, negate=True)
+    for _kind in ("mul", "div", "sqrt", "rcp"):
+        globals()[f"{_kind}_{_mode}"] = _residual_rounding(f"{_kind}_{_mode}", _mode, _kind)
+    globals()[f"fma_{_mode}"] = _directed_fma(f"fma_{_mode}", _mode)
+    for _src_name, _src, _dst_name, _dst in (
+        ("double", core.float64, "float", core.float32),
+        ("int", core.int32, "float", core.float32),
+        ("uint", core.uint32, "float", core.float32),
+        ("ll", core.int64, "float", core.float32),
+        ("ull", core.uint64, "float", core.float32),
+        ("ll", core.int64, "double", core.float64),
+        ("ull", core.uint64, "double", core.float64),
+    ):
+        _name = f"{_src_name}2{_dst_name}_{_mode}"
+        globals()[_name] = _directed_conversion(_name, _src, _dst, _mode)
 
 
 # libdevice's fast variants: the same functions (already at the GPUs' approximate-unit accuracy or better)
