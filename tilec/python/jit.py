@@ -297,12 +297,13 @@ class JITFunction:
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
         """(num_warps, num_stages, (debug, maxnreg, waves_per_eu, enable_fp_fusion)) of a launch, taking
-        Triton's option keywords out of `kwargs`. A kernel may have a parameter named num_warps or num_stages (Triton's softmax
-        tutorial loops with `tl.range(..., num_stages=num_stages)`): as in Triton, the keyword then
-        goes to the parameter, and the option keeps its default. Triton's other compile options are
-        taken where tilec has their meaning (`debug`: device assertions for this launch; `maxnreg`:
-        a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy target for AMD's LLVM;
-        `enable_fp_fusion`: whether GPUs may fuse fp32 a * b + c into one FMA; `num_ctas=1`) and refused by name otherwise."""
+        Triton's option keywords out of `kwargs`. A kernel may have a parameter named num_warps or
+        num_stages (Triton's softmax tutorial loops with `tl.range(..., num_stages=num_stages)`): as
+        in Triton, the keyword then goes to the parameter, and the option keeps its default. Triton's
+        other compile options are taken where tilec has their meaning (`debug`: device assertions for
+        this launch; `maxnreg`: a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy
+        target for AMD's LLVM; `enable_fp_fusion`: whether GPUs may fuse fp32 a * b + c into one FMA;
+        `num_ctas=1`) and refused by name otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
