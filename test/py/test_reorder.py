@@ -115,6 +115,49 @@ def test_sort(target, dtype, descending, N):
 
 
 @tilec.jit
+def sorted_along(
+    x_ptr,
+    out_ptr,
+    top_ptr,
+    A: tl.constexpr,
+    B: tl.constexpr,
+    C: tl.constexpr,
+    DIM: tl.constexpr,
+    DESCENDING: tl.constexpr,
+    K: tl.constexpr,
+):
+    """x [A, B, C] sorted along DIM into out, and its K largest along DIM into top (K in place of that
+    dimension's size)."""
+    a, b, c = tl.arange(0, A)[:, None, None], tl.arange(0, B)[None, :, None], tl.arange(0, C)[None, None, :]
+    x = tl.load(x_ptr + a * B * C + b * C + c)
+    tl.store(out_ptr + a * B * C + b * C + c, tl.sort(x, DIM, descending=DESCENDING))
+    top = tl.topk(x, K, dim=DIM)
+    if DIM % 3 == 0:
+        a = tl.arange(0, K)[:, None, None]
+        tl.store(top_ptr + a * B * C + b * C + c, top)
+    elif DIM % 3 == 1:
+        b = tl.arange(0, K)[None, :, None]
+        tl.store(top_ptr + a * K * C + b * C + c, top)
+    else:
+        c = tl.arange(0, K)[None, None, :]
+        tl.store(top_ptr + a * B * K + b * K + c, top)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -2])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_topk_along_any_dimension(target, dim, descending):
+    rng = np.random.default_rng(dim + 7)
+    x = rng.integers(-20, 20, (4, 8, 2)).astype(np.int32)  # ties included
+    top_shape = list(x.shape)
+    top_shape[dim] = 2
+    out, top = np.zeros_like(x), np.zeros(top_shape, np.int32)
+    sorted_along[(1,)](x, out, top, A=4, B=8, C=2, DIM=dim, DESCENDING=descending, K=2)
+    expected = np.sort(x, axis=dim)
+    np.testing.assert_array_equal(out, np.flip(expected, axis=dim) if descending else expected)
+    np.testing.assert_array_equal(top, np.take(np.flip(expected, axis=dim), [0, 1], axis=dim))
+
+
+@tilec.jit
 def gathered(
     src_ptr, idx_ptr, out_ptr, K: tl.constexpr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr
 ):
@@ -207,8 +250,8 @@ def histogram_of_floats(x_ptr, N: tl.constexpr):
 
 
 @tilec.jit
-def sort_first_dim(x_ptr, N: tl.constexpr):
-    tl.sort(tl.load(x_ptr + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]), dim=0)
+def sort_missing_dim(x_ptr, N: tl.constexpr):
+    tl.sort(tl.load(x_ptr + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]), dim=2)
 
 
 @tilec.jit
@@ -233,7 +276,7 @@ def gather_mismatch(x_ptr, N: tl.constexpr):
     [
         (gather_mismatch, r"index's shape \[8, 16\] differs from src's \[8, 8\] in dimension 1"),
         (split_odd, r"last dimension must have size 2, got shape \[8\]"),
-        (sort_first_dim, r"only the last dimension can be sorted \(dim 0 of rank 2\)"),
+        (sort_missing_dim, "axis 2 is out of range for a tensor of rank 2"),
         (cat_mismatch, r"the blocks must have one shape, got \[8\] and \[8, 2\]"),
         (flip_scalar, "cannot flip a scalar"),
         (assume_float, "tl.assume expects a condition, got a fp32 value"),

@@ -140,8 +140,8 @@ def flip(x, dim=None) -> tensor:
 
 @builtin
 def sort(x, dim=None, descending=False) -> tensor:
-    """`x` sorted along `dim` (the last dimension; its size a power of two), ascending unless
-    `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
+    """`x` sorted along `dim` (the last dimension when None; its size a power of two), ascending
+    unless `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
     compare-and-swap stage pairs the elements that differ in one index bit. NaNs compare false, so
     where they land is unspecified (as in Triton)."""
     x = semantic.to_tensor(x)
@@ -151,8 +151,6 @@ def sort(x, dim=None, descending=False) -> tensor:
     dim = (
         rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.sort: dim"), rank)
     )
-    if dim != rank - 1:
-        raise SemanticError(f"tl.sort: only the last dimension can be sorted (dim {dim} of rank {rank})")
     n = x.shape[dim]
     if n & (n - 1):
         raise SemanticError(f"tl.sort: the sorted dimension must be a power of two, got {n}")
@@ -160,7 +158,8 @@ def sort(x, dim=None, descending=False) -> tensor:
     if bits == 0:
         return x
     # axis dim + j holds index bit (bits - 1 - j)
-    y = builtins.reshape(x, (*x.shape[:-1], *([2] * bits)))
+    # (splitting dimension `dim` in row-major order keeps every other element where it was)
+    y = builtins.reshape(x, (*x.shape[:dim], *([2] * bits), *x.shape[dim + 1 :]))
 
     def axis_of(bit):
         return dim + bits - 1 - bit
@@ -194,20 +193,26 @@ def sort(x, dim=None, descending=False) -> tensor:
 
 @builtin
 def topk(x, k, dim=None) -> tensor:
-    """The `k` largest elements of `x` along `dim` (the last dimension), in descending order; `k` and
-    the dimension's size are powers of two. A descending tl.sort, then its first k elements."""
+    """The `k` largest elements of `x` along `dim` (the last dimension when None), in descending
+    order; `k` and the dimension's size are powers of two. A descending tl.sort, then its first k
+    elements."""
     x = semantic.to_tensor(x)
     if not x.shape:
         raise SemanticError("tl.topk: a scalar has no elements to choose from")
     k = builtins._const_int(k, "tl.topk: k")
-    n = x.shape[-1]
+    rank = len(x.shape)
+    dim = (
+        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.topk: dim"), rank)
+    )
+    n = x.shape[dim]
     if k < 1 or k & (k - 1) or k > n:
         raise SemanticError(f"tl.topk: k must be a power of two from 1 to {n}, got {k}")
     ordered = sort(x, dim=dim, descending=True)
     if k == n:
         return ordered
-    rows = builtins.reshape(ordered, (*x.shape[:-1], n // k, k))
-    return builtins.reshape(_take(rows, len(x.shape) - 1, 0), (*x.shape[:-1], k))
+    before, after = x.shape[:dim], x.shape[dim + 1 :]
+    rows = builtins.reshape(ordered, (*before, n // k, k, *after))
+    return builtins.reshape(_take(rows, dim, 0), (*before, k, *after))
 
 
 @builtin
