@@ -10,6 +10,7 @@ Targets: "interpreter" (tile IR executed with NumPy), "cpu" (native code), NVIDI
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from tilec.language import core
@@ -99,7 +100,12 @@ class CompiledKernel:
         """The message of the device assertion numbered `code` (1-based), with its location."""
         messages = self.metadata.get("asserts", [])
         if 1 <= code <= len(messages):
-            return f"device assertion failed: {messages[code - 1]}"
+            text = messages[code - 1]
+            if re.match(
+                r"(\S+:\d+:\d+: )?out-of-bounds ", text
+            ):  # tile-cpu-check-bounds: no assertion of the user's
+                return text
+            return f"device assertion failed: {text}"
         return "device assertion failed"
 
     def __getitem__(self, grid):

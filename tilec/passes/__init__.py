@@ -8,6 +8,7 @@ from .canonicalize import CanonicalizePass
 from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
+from .cpu_check_bounds import CpuCheckBoundsPass
 from .cpu_duplicate_producers import CpuDuplicateProducersPass
 from .cpu_expand_maps import CpuExpandMapsPass
 from .cpu_grid import CpuGridPass
@@ -48,6 +49,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuVersionLoopedMasksPass,
         CpuGridPass,
         CpuSafeDivisionPass,
+        CpuCheckBoundsPass,
         ConvertTileToLinalgPass,
         CpuAtomicsPass,
         CpuVectorizeDotsPass,

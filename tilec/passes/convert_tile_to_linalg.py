@@ -867,11 +867,20 @@ def _assert(op, sizes):
     def body(idx, carried):
         c = _extract_bool(cond, idx)
         failed = arith.xori(c, arith.ConstantOp(c.type, 1).result)
-        _masked(failed, lambda: llvm.StoreOp(arith.ConstantOp(i32, code).result, _address(status)))
+
+        def record():  # the first failure is reported: later ones leave the status word alone
+            first = arith.cmpi(arith.CmpIPredicate.eq, llvm.LoadOp(i32, _address(status)).result, _c32(0))
+            _masked(first, lambda: llvm.StoreOp(_c32(code), _address(status)))
+
+        _masked(failed, record)
         return carried
 
     loop_nest(shape, [], body)
     op.erase()
+
+
+def _c32(value: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(32), value).result
 
 
 def _print(op, sizes):

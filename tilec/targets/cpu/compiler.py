@@ -23,14 +23,16 @@ from mlir import ir
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
-TILE_TO_LINALG = (
-    "tile-canonicalize,tile-lower-fp8,tile-cpu-pointer-increments,tile-cpu-version-remainders,"
-    "tile-cpu-version-masks,"
-    "tile-cpu-version-looped-masks,tile-cpu-expand-maps,"
-    "tile-cpu-grid,"
-    "tile-cpu-safe-division,"
-    "convert-tile-to-linalg,canonicalize,cse"
-)
+
+def tile_to_linalg(debug: bool = False) -> str:
+    """The first stage; with `debug`, every memory access is checked (tile-cpu-check-bounds)."""
+    return (
+        "tile-canonicalize,tile-lower-fp8,tile-cpu-pointer-increments,tile-cpu-version-remainders,"
+        "tile-cpu-version-masks,"
+        "tile-cpu-version-looped-masks,tile-cpu-expand-maps,"
+        "tile-cpu-grid," + ("tile-cpu-check-bounds," if debug else "") + "tile-cpu-safe-division,"
+        "convert-tile-to-linalg,canonicalize,cse"
+    )
 
 
 @functools.cache
@@ -86,19 +88,19 @@ class Stage:
     pipeline: str
 
 
-def stages() -> list[Stage]:
+def stages(debug: bool = False) -> list[Stage]:
     """The CPU pipeline, readable as a list."""
     return [
-        Stage("linalg", TILE_TO_LINALG),
+        Stage("linalg", tile_to_linalg(debug)),
         Stage("bufferized", bufferize(*dot_block(host_fp32_lanes()))),
         Stage("llvm", TO_LLVM),
     ]
 
 
-def lower(module: ir.Module, kernel_name: str, asm: dict) -> None:
+def lower(module: ir.Module, kernel_name: str, asm: dict, debug: bool = False) -> None:
     """Runs every stage on `module` in place, recording each stage's IR in `asm`."""
 
-    for stage in stages():
+    for stage in stages(debug):
         run_stage(module, kernel_name, "CPU", stage.name, stage.pipeline, asm)
         if stage.name == "linalg" and "tile.prints" in module.operation.attributes:
             prints = [
@@ -346,7 +348,9 @@ def codegen(llir: str) -> bytes:
 
 def compile(kernel, module: ir.Module) -> None:
     """Lowers the tile module to a host shared library (`kernel.asm["so"]`)."""
-    lower(module, kernel.name, kernel.asm)
+    lower(module, kernel.name, kernel.asm, debug=kernel.options.debug)
+    # the launcher then passes each pointer argument's byte range (tile-cpu-check-bounds)
+    kernel.metadata["bounds_checked"] = bool(kernel.options.debug)
     kernel.metadata["prints"] = kernel.asm.pop("_prints", [])
     kernel.metadata["asserts"] = kernel.asm.pop("_asserts", [])
     from tilec.timing import timed

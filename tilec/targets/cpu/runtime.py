@@ -123,6 +123,21 @@ def read_only_message(kernel, index: int) -> str:
     )
 
 
+def _byte_range(value) -> tuple[int, int]:
+    """[lo, hi) of the bytes an array argument spans, its strides (negative ones too) included."""
+    array = value if type(value) is np.ndarray else arrays.host_view(value)
+    address = array.__array_interface__["data"][0]
+    if array.size == 0:
+        return address, address
+    lo = hi = 0
+    for n, stride in zip(array.shape, array.strides):
+        if stride >= 0:
+            hi += (n - 1) * stride
+        else:
+            lo += (n - 1) * stride
+    return address + lo, address + hi + array.itemsize
+
+
 class Launcher:
     """Calls the compiled grid function `name(args..., begin, end, gx, gy, gz, status)` of a kernel's
     shared library; ctypes releases the GIL during the call, so calls from several threads run in
@@ -154,8 +169,20 @@ class Launcher:
         self.arg_types = kernel.arg_types
         self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.written = set(kernel.metadata.get("written_args", ()))
+        self.bounds_checked = bool(kernel.metadata.get("bounds_checked"))
         self.cores = os.cpu_count() or 1
         self.program_seconds: float | None = None  # one program's run time, at the last launch
+
+    def _status_block(self, args):
+        """The words the kernel's `status` argument points to: the failed assertion's number, and
+        for a bounds-checked kernel (tile-cpu-check-bounds) a scratch word and the [lo, hi) byte
+        range of each pointer argument."""
+        if not self.bounds_checked:
+            return (ctypes.c_int64 * 1)()
+        block = (ctypes.c_int64 * (2 + 2 * len(self.pointers)))()
+        for j, i in enumerate(self.pointers):
+            block[2 + 2 * j], block[3 + 2 * j] = _byte_range(args[i])
+        return block
 
     def __call__(self, grid, args):
         values = list(args)
@@ -175,7 +202,7 @@ class Launcher:
         total = gx * gy * gz
         if total == 0:
             return
-        status = ctypes.c_int32(0)  # the first failed device assertion's number, if any
+        status = self._status_block(args)
         tail = (gx, gy, gz, ctypes.addressof(status))
         workers = min(self.cores, max(1, total // MIN_PROGRAMS_PER_THREAD))
         if self.program_seconds is not None and self.program_seconds * total < PARALLEL_MIN_SECONDS:
@@ -195,7 +222,7 @@ class Launcher:
             self.program_seconds = (_clock() - start) / bounds[1]
             for f in futures:
                 f.result()
-        if status.value:
+        if status[0]:  # the first failed device assertion's number (an int32 in the low half)
             from tilec.python.errors import InterpreterError
 
-            raise InterpreterError(self.kernel.assert_message(status.value))
+            raise InterpreterError(self.kernel.assert_message(status[0] & 0xFFFFFFFF))
