@@ -170,6 +170,7 @@ class Launcher:
         self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.written = set(kernel.metadata.get("written_args", ()))
         self.bounds_checked = bool(kernel.metadata.get("bounds_checked"))
+        self._status_type = ctypes.c_int64 * (2 + 2 * len(self.pointers) if self.bounds_checked else 1)
         self.cores = os.cpu_count() or 1
         self.program_seconds: float | None = None  # one program's run time, at the last launch
 
@@ -177,9 +178,9 @@ class Launcher:
         """The words the kernel's `status` argument points to: the failed assertion's number, and
         for a bounds-checked kernel (tile-cpu-check-bounds) a scratch word and the [lo, hi) byte
         range of each pointer argument."""
+        block = self._status_type()
         if not self.bounds_checked:
-            return (ctypes.c_int64 * 1)()
-        block = (ctypes.c_int64 * (2 + 2 * len(self.pointers)))()
+            return block
         for j, i in enumerate(self.pointers):
             block[2 + 2 * j], block[3 + 2 * j] = _byte_range(args[i])
         return block
