@@ -35,7 +35,7 @@ from mlir.dialects import arith
 
 from tilec.dialects import tile
 
-from .base import TilePass, defining_op, ops_in_order
+from .base import PassError, TilePass, defining_op, ops_in_order
 from .lowering_common import segments
 
 # ops through which a pointer keeps coming from the same arguments
@@ -63,7 +63,14 @@ class CpuCheckBoundsPass(TilePass):
     def run(self, module: ir.Module) -> None:
         for fn in module.body.operations:
             fn = fn.operation
-            if fn.name == "func.func" and "tile.status_arg" in fn.attributes:
+            if fn.name != "func.func":
+                continue
+            if "tile.kernel" in fn.attributes and "tile.grid_entry" not in fn.attributes:
+                raise PassError(
+                    "tile-cpu-check-bounds needs tile-cpu-grid to run first (it reports through its status argument)",
+                    fn,
+                )
+            if "tile.status_arg" in fn.attributes:
                 _check_function(fn)
 
 
