@@ -423,3 +423,16 @@ def test_globaltimer_and_smid_on_gpu():
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     assert (out[:, 0] > 0).all() and (out[:, 1] >= out[:, 0]).all()
     assert ((out[:, 2] >= 0) & (out[:, 2] < sms)).all()
+
+
+@tilec.jit
+def numel_capped(out_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), tl.TRITON_MAX_TENSOR_NUMEL // BLOCK, tl.int32))
+
+
+def test_max_tensor_numel_is_tritons(target):
+    """Ported kernels assert their blocks against tl.TRITON_MAX_TENSOR_NUMEL (Triton's 2^20)."""
+    out = np.zeros(16, np.int32)
+    numel_capped[(1,)](out, BLOCK=16)
+    assert list(out) == [2**20 // 16] * 16

@@ -126,6 +126,11 @@ from .random import (
 )
 from .reorder import assume, cat, flip, gather, histogram, interleave, join, sort, split, swizzle2d, topk
 
+# Triton's cap on a block's elements, which kernels assert against (tl.static_assert(BLOCK <=
+# tl.TRITON_MAX_TENSOR_NUMEL)); tilec's blocks may be larger (the CPU target takes millions), so
+# this is only the name and the value ported kernels expect.
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
 
 def range(*args, num_stages=None, loop_unroll_factor=None, **kwargs):
     """`for i in tl.range(lo, hi, step)`: a device loop (options are hints for the GPU pipeliner)."""
