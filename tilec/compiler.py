@@ -40,6 +40,10 @@ def default_fp_fusion() -> bool:
     return os.environ.get("TILEC_DEFAULT_FP_FUSION", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+# the message of an access tile-cpu-check-bounds found outside the kernel's arrays (after its location)
+_BOUNDS_REPORT = re.compile(r"(\S+:\d+:\d+: )?out-of-bounds ")
+
+
 class Metadata(dict):
     """A compiled kernel's facts; keys read as attributes too (`compiled.metadata.shared`), as Triton's
     metadata is read by ported launch code."""
@@ -101,9 +105,7 @@ class CompiledKernel:
         messages = self.metadata.get("asserts", [])
         if 1 <= code <= len(messages):
             text = messages[code - 1]
-            if re.match(
-                r"(\S+:\d+:\d+: )?out-of-bounds ", text
-            ):  # tile-cpu-check-bounds: no assertion of the user's
+            if _BOUNDS_REPORT.match(text):  # tile-cpu-check-bounds' report, not an assertion of the user's
                 return text
             return f"device assertion failed: {text}"
         return "device assertion failed"
