@@ -171,6 +171,16 @@ def test_grid_of_floats_is_refused(grid, monkeypatch):
     fine[(np.int64(1), 1)](np.zeros(4, np.float32), 4, BLOCK=16)  # NumPy ints are ints
 
 
+@pytest.mark.parametrize(
+    "grid", [(2**31,), (1, 2**32), lambda meta: (1, 1, 2**40)], ids=["x", "y", "callable"]
+)
+def test_grid_beyond_int32_is_refused(grid, target):
+    """Program ids are int32: a grid dimension of 2**31 or more is an error (it wrapped to 0 on the
+    CPU target and ran one program)."""
+    with pytest.raises(ValueError, match=r"grid dimensions must be below 2\*\*31"):
+        fine[grid](np.zeros(4, np.float32), 4, BLOCK=16)
+
+
 def test_fp8_atomics_are_rejected_on_every_target(monkeypatch):
     import ml_dtypes
 

@@ -734,16 +734,19 @@ def _target_environment() -> tuple:
     return os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET"), os.environ.get("TILEC_NO_TMA")
 
 
+_GRID_LIMIT = 2**31  # program ids are int32
+
+
 def _plain_grid(grid):
     """(x, 1, 1)-style dims for a tuple of non-negative ints, else None (the general path decides)."""
     if type(grid) is tuple:
         n = len(grid)
         if n == 1:
             g = grid[0]
-            if type(g) is int and g >= 0:
+            if type(g) is int and 0 <= g < _GRID_LIMIT:
                 return (g, 1, 1)
         elif n == 2 or n == 3:
-            if all(type(g) is int and g >= 0 for g in grid):
+            if all(type(g) is int and 0 <= g < _GRID_LIMIT for g in grid):
                 return grid if n == 3 else (grid[0], grid[1], 1)
     return None
 
@@ -761,6 +764,10 @@ def _resolve_grid(grid, bound) -> tuple[int, int, int]:
         raise ValueError(f"grid must have 1 to 3 dimensions, got {grid}")
     if any(g < 0 for g in grid):
         raise ValueError(f"grid dimensions must be >= 0, got {grid}")
+    if any(g >= _GRID_LIMIT for g in grid):
+        raise ValueError(
+            f"grid dimensions must be below 2**31 (tl.program_id and tl.num_programs are int32), got {grid}"
+        )
     return grid + (1,) * (3 - len(grid))
 
 
