@@ -157,6 +157,22 @@ def test_sort_and_topk_along_any_dimension(target, dim, descending):
     np.testing.assert_array_equal(top, np.take(np.flip(expected, axis=dim), [0, 1], axis=dim))
 
 
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_sort_and_topk_along_any_dimension_on_gpu(dim):
+    import torch
+
+    x = torch.randint(-20, 20, (4, 8, 2), device="cuda", dtype=torch.int32)
+    top_shape = list(x.shape)
+    top_shape[dim] = 2
+    out, top = torch.zeros_like(x), torch.zeros(top_shape, device="cuda", dtype=torch.int32)
+    sorted_along[(1,)](x, out, top, A=4, B=8, C=2, DIM=dim, DESCENDING=True, K=2)
+    expected = torch.sort(x, dim=dim, descending=True).values
+    assert torch.equal(out, expected)
+    assert torch.equal(top, expected.narrow(dim, 0, 2))
+
+
 @tilec.jit
 def gathered(
     src_ptr, idx_ptr, out_ptr, K: tl.constexpr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr
