@@ -94,11 +94,11 @@ def test_functions(target):
 
 @tilec.jit
 def unknown_function(x_ptr, N: tl.constexpr):
-    libdevice.jn(2, tl.load(x_ptr + tl.arange(0, N)))
+    libdevice.rcp64h(tl.load(x_ptr + tl.arange(0, N)))
 
 
 def test_missing_function_is_named():
-    with pytest.raises(tilec.CompilationError, match=r"libdevice.jn is not available in tilec") as info:
+    with pytest.raises(tilec.CompilationError, match=r"libdevice.rcp64h is not available in tilec") as info:
         unknown_function[(1,)](np.zeros(8, np.float32), N=8)
     assert "test_libdevice.py" in str(info.value)
 
@@ -566,6 +566,104 @@ def test_bessel_functions(target):
 def test_bessel_functions_on_gpu():
     x = _bessel_inputs()
     _check_bessel(x, _rows_of(bessel_functions, x, 6, gpu=True))
+
+
+@tilec.jit
+def integer_order_bessel(n_ptr, x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    n = tl.load(n_ptr + i)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, libdevice.jn(n, x))
+    tl.store(out_ptr + N + i, libdevice.yn(n, x))
+    tl.store(out_ptr + 2 * N + i, libdevice.jn(n + 1, x))
+    tl.store(out_ptr + 3 * N + i, libdevice.yn(n + 1, x))
+
+
+def _integer_order_inputs():
+    """Orders -12..44 with arguments on both sides of them (forward recurrence where n < |x|,
+    Miller's backward one elsewhere), negative arguments, zeros and specials."""
+    rng = np.random.default_rng(11)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-300, 2.404825557695773, 0.5]
+    x = np.concatenate(
+        [special, rng.uniform(-50, 50, 300), np.exp(rng.uniform(-5, 4, 204)) * rng.choice([-1, 1], 204)]
+    )
+    n = rng.integers(-12, 45, len(x)).astype(np.int32)
+    n[: len(special)] = [0, 3, 2, 5, 4, 1, 0, 40]
+    return n, x.astype(np.float64)
+
+
+# Y_n(x) of scipy.special.yv (AMOS), checked to 15 digits against mpmath's bessely
+_YN_REFERENCE = [
+    (2, 1.0, -1.6506826068162548),
+    (5, 10.0, 0.13540304768936218),
+    (3, 2.5, -0.7560554967536711),
+    (10, 3.0, -2582.6071294842986),
+    (25, 30.0, 0.17532065037407127),
+    (40, 12.5, -261924481821416.3),
+    (7, 0.75, -224991.73883434045),
+    (12, 45.5, 0.08811083842358075),
+    (-3, 2.5, 0.7560554967536711),
+    (-4, 9.0, 0.09002576282879038),
+]
+
+
+def test_bessel_functions_of_integer_order(target):
+    """libdevice.jn / yn (float64): J_n against its integral (1 / 2 pi) ∫ cos(n t - x sin t) dt;
+    Y_n against reference values and through the Wronskian J_{n+1} Y_n - J_n Y_{n+1} = 2 / (pi x)."""
+    n, x = _integer_order_inputs()
+    out = np.zeros((4, len(x)))
+    integer_order_bessel[(1,)](n, x, out, N=len(x))
+    jn, yn, jn_next, yn_next = out
+    finite = np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+    want = _periodic_mean(lambda t: np.cos(n[:, None] * t - finite[:, None] * np.sin(t)))
+    want[np.isinf(x)] = 0.0
+    want[np.isnan(x)] = np.nan
+    np.testing.assert_allclose(jn, want, rtol=1e-13, atol=2e-15, equal_nan=True)
+    # Y: -inf at 0 (-0 too), NaN below 0 and for NaN, 0 at +inf
+    assert np.all(yn[x == 0] == np.where(n[x == 0] % 2 & (n[x == 0] < 0), np.inf, -np.inf))
+    assert np.all(np.isnan(yn[(x < 0) | np.isnan(x)])) and np.all(yn[x == np.inf] == 0)
+    ordinary = (x > 1e-3) & np.isfinite(x) & (np.abs(yn) < 1e250) & (np.abs(yn_next) < 1e250)
+    # (with tilec's J: the reference's absolute error, ~1e-17, would swamp products with a huge Y)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 outside `ordinary`
+        wronskian = jn_next * yn - jn * yn_next
+        scale = np.abs(jn_next * yn) + np.abs(jn * yn_next)  # the products' size: the cancellation's
+    expected = 2 / (np.pi * np.where(ordinary, x, 1.0))
+    assert np.all(np.abs(wronskian - expected)[ordinary] <= 1e-13 * np.maximum(scale, expected)[ordinary])
+    orders = np.resize(np.array([r[0] for r in _YN_REFERENCE], np.int32), 16)
+    points = np.resize(np.array([r[1] for r in _YN_REFERENCE]), 16)
+    values = np.zeros((4, 16))
+    integer_order_bessel[(1,)](orders, points, values, N=16)
+    np.testing.assert_allclose(values[1], np.resize([r[2] for r in _YN_REFERENCE], 16), rtol=2e-14)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_bessel_functions_of_integer_order_on_gpu():
+    import torch
+
+    n, x = _integer_order_inputs()
+    out = torch.zeros((4, len(x)), device="cuda", dtype=torch.float64)
+    integer_order_bessel[(1,)](torch.from_numpy(n).cuda(), torch.from_numpy(x).cuda(), out, N=len(x))
+    host = np.zeros((4, len(x)))
+    integer_order_bessel[(1,)](n, x, host, N=len(x))
+    np.testing.assert_allclose(out.cpu().numpy(), host, rtol=1e-13, atol=1e-300, equal_nan=True)
+
+
+@tilec.jit
+def integer_order_bessel_scalars(x_ptr, out_ptr, N: tl.constexpr, ORDER: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, libdevice.jn(ORDER, x) + libdevice.yn(3, 2.5))
+
+
+def test_bessel_functions_of_integer_order_in_float32(target):
+    """float32 operands (libdevice's jnf/ynf) and constant orders and arguments."""
+    x = np.linspace(0.1, 30, 64).astype(np.float32)
+    out = np.zeros_like(x)
+    integer_order_bessel_scalars[(1,)](x, out, N=64, ORDER=5)
+    x64 = x.astype(np.float64)
+    want = _periodic_mean(lambda t: np.cos(5 * t - x64[:, None] * np.sin(t))) - 0.7560554967536711
+    np.testing.assert_allclose(out, want, rtol=2e-7, atol=1e-7)
 
 
 def _float64_bessel_inputs():

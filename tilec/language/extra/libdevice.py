@@ -23,19 +23,21 @@ compute in float64 with tilec's own log2 and exp2, as do the Bessel functions j0
 (Numerical Recipes' fits, ~1e-8 absolute, for |x| < 2^20) and cyl_bessel_i0, cyl_bessel_i1 (2e-7
 relative) on float32 operands; on float64 operands the Bessel functions are float64 algorithms
 (~1e-15: power series, Miller's backward recurrence with Neumann's series for Y, Hankel's
-expansion; see _bessel_f64). Integer bits: popc, clz, ffs, brev (32 and 64 bits), mulhi, mul24,
-hadd, rhadd, sad, abs, byte_perm; reinterpretation: float_as_int, int_as_float, float_as_uint,
-uint_as_float, double_as_longlong, longlong_as_double, hiloint2double, double2hiint, double2loint;
-float -> integer with a rounding mode ({float,double}2{int, uint,ll,ull}_{rn,rz,rd,ru}, saturating as
-the GPUs' conversions do; NaN -> 0), llrint, llround, and exact integer -> float conversions
-(int2double_rn, ...); exact float helpers: fmod (exact on GPUs by scaled reduction steps, as `%` on
-floats is there), remainder (IEEE's, from it), fdim, ldexp / scalbn, ilogb, logb, nextafter
-(float32), sinpi, cospi (reduced exactly), rhypot, norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64
-inside). Directed rounding (rz toward zero, rd down, ru up), bit-exact on every target: add, sub,
-mul, div, sqrt and rcp on float32 and float64, fma on float32 (each the nearest result stepped by an
-ulp where an exactly computed residual says so), and {double,int,uint,ll,ull}2float and
-{ll,ull}2double conversions. Functions not listed here (jn, yn, rcp64h, float64 fma_rz/rd/ru) are not
-available: using one is a compile error that names it.
+expansion; see _bessel_f64); jn and yn (integer order n, libdevice's argument order n, x) run the
+three-term recurrence from them in float64 (Y forward, J forward where n < |x| and by Miller's
+backward recurrence elsewhere: ~1e-15 on float64; _bessel_integer_order.py). Integer bits: popc,
+clz, ffs, brev (32 and 64 bits), mulhi, mul24, hadd, rhadd, sad, abs, byte_perm; reinterpretation:
+float_as_int, int_as_float, float_as_uint, uint_as_float, double_as_longlong, longlong_as_double,
+hiloint2double, double2hiint, double2loint; float -> integer with a rounding mode
+({float,double}2{int, uint,ll,ull}_{rn,rz,rd,ru}, saturating as the GPUs' conversions do; NaN -> 0),
+llrint, llround, and exact integer -> float conversions (int2double_rn, ...); exact float helpers:
+fmod (exact on GPUs by scaled reduction steps, as `%` on floats is there), remainder (IEEE's, from
+it), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi (reduced exactly), rhypot,
+norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Directed rounding (rz toward zero, rd
+down, ru up), bit-exact on every target: add, sub, mul, div, sqrt and rcp on float32 and float64,
+fma on float32 (each the nearest result stepped by an ulp where an exactly computed residual says
+so), and {double,int,uint,ll,ull}2float and {ll,ull}2double conversions. Functions not listed here
+(rcp64h, float64 fma_rz/rd/ru, ...) are not available: using one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -1054,6 +1056,40 @@ cyl_bessel_i1 = _special(
     "Modified Bessel function of the first kind of order 1 (float32: relative error < 2e-7; float64: ~1e-15).",
     float64=lambda v: _bessel_i_f64(v, 1),
 )
+
+
+def _integer_order(name: str, n, x) -> tensor:
+    """jn / yn: the recurrences of _bessel_integer_order.py, a @jit function inlined here, on int32
+    orders and float64 values broadcast to one shape (at least one dimension: the loops run to the
+    block's largest order); the result in x's type."""
+    n, x = semantic.to_tensor(n), _float(x, name)
+    if not n.dtype.is_int():
+        raise SemanticError(f"libdevice.{name}: the order n must be an integer, got {n.dtype}")
+    shape = semantic.broadcast_shapes(tuple(n.shape), tuple(x.shape)) or (1,)
+    orders = semantic.broadcast_to(semantic.cast(n, core.int32), shape)
+    values = semantic.broadcast_to(semantic.cast(x, core.float64), shape)
+    from . import _bessel_integer_order as recurrences
+
+    fn = recurrences.bessel_j if name == "jn" else recurrences.bessel_y
+    r = builtins.call_jit(fn, [orders, values], {})
+    if not x.shape and not n.shape:  # back to a scalar: the one element, summed exactly
+        r = builtins.reduce_tensors([r], 0, lambda a, b: semantic.add(a[0], b[0]))[0]
+    return semantic.cast(r, x.dtype)
+
+
+@builtin
+def jn(n, x) -> tensor:
+    """Bessel function of the first kind of integer order n (libdevice's argument order: n, then x):
+    forward recurrence from j0/j1 where n < |x|, Miller's backward recurrence elsewhere (float64:
+    ~1e-15 relative to the largest of J_0..J_n; float32 computed in float64)."""
+    return _integer_order("jn", n, x)
+
+
+@builtin
+def yn(n, x) -> tensor:
+    """Bessel function of the second kind of integer order n: forward recurrence from y0/y1
+    (-inf at 0, NaN below; float32 computed in float64)."""
+    return _integer_order("yn", n, x)
 
 
 # -- integer bit functions: shifts and masks on the unsigned bits, every target ---------------------
