@@ -5,6 +5,8 @@ library."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from gpu_launch import needs_gpu
@@ -100,3 +102,23 @@ def test_float64_math_on_gpu():
         out = torch.zeros(len(x), dtype=torch.float64, device="cuda")
         expanded[(1,)](torch.from_numpy(x).cuda(), out, N=len(x), WHICH=which)
         _check(which, x, out.cpu().numpy())
+
+
+@tilec.jit
+def fused(x_ptr, y_ptr, z_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.fma(tl.load(x_ptr + i), tl.load(y_ptr + i), tl.load(z_ptr + i)))
+
+
+def test_float64_fma_with_a_product_beyond_the_largest_float(target):
+    """fma rounds x * y + z once, the product exact even where it exceeds the largest float64: an
+    infinite z stays, a z that brings the sum back gives a finite result (the interpreter raised an
+    OverflowError there, and returned NaN for inf - inf)."""
+    big = np.float64(2.0**1000)
+    x = np.array([big, big, big, -big], np.float64)
+    y = np.array([2.0**30, 2.0**24, 2.0**24, 2.0**24], np.float64)
+    z = np.array([-np.inf, -np.finfo(np.float64).max, 0.0, np.finfo(np.float64).max], np.float64)
+    out = np.zeros(4, np.float64)
+    fused[(1,)](x, y, z, out, N=4)
+    exact = Fraction(2) ** 1024 - Fraction(np.finfo(np.float64).max)
+    assert out[0] == -np.inf and out[1] == float(exact) and out[2] == np.inf and out[3] == -float(exact)

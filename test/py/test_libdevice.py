@@ -1214,6 +1214,8 @@ def _directed_expected(op: str, x, y, z, mode: str):
             or (op == "sqrt" and x < 0)
         ):
             # infinities, NaN, division by zero, negative roots: IEEE's results are exact
+            if op == "fma" and np.isfinite(x) and np.isfinite(y) and np.isinf(z):
+                return z  # the exact product is finite (x * y may overflow)
             return {"add": x + y, "sub": x - y, "mul": x * y, "div": x / y, "sqrt": np.sqrt(x),
                     "rcp": dtype(1) / x, "fma": dtype(float(x) * float(y) + float(z))}[op]  # fmt: skip
     fx, fy, fz = (Fraction(float(v)) if np.isfinite(v) else None for v in (x, y, z))
@@ -1285,10 +1287,45 @@ def _directed_inputs(dtype, n: int, rng):
     return x, y, z
 
 
+def _fma_cases(x, y, z, dtype, rng, at: int) -> None:
+    """Cases of x * y + z from index `at` on: z cancelling the product (the exact result its
+    rounding error), a product beyond the largest float that z brings back, products among the
+    subnormals and below them (by far too) with zero or subnormal z, and z far above a tiny product."""
+    info = np.finfo(dtype)
+
+    def put(xs, ys, zs):
+        nonlocal at
+        k = len(xs)
+        x[at : at + k], y[at : at + k], z[at : at + k] = xs, ys, zs
+        at += k
+
+    a, b = rng.uniform(1, 2, 16).astype(dtype), rng.uniform(-2, 2, 16).astype(dtype)
+    put(a, b, -(a * b))
+    near_one = (1 + rng.uniform(0, 1e-3, 8)).astype(dtype)
+    top = info.maxexp - 24
+    put(near_one * dtype(2.0**top), near_one * dtype(2.0**24), np.full(8, -info.max, dtype))
+    emin = int(np.log2(info.smallest_subnormal))
+    for lo, hi in (
+        (emin // 2, emin // 2 + 25),
+        (emin // 2 - 60, emin // 2 - 20),
+        (emin // 2 - 180, emin // 2 - 140),
+    ):
+        put(
+            rng.uniform(1, 2, 12) * 2.0 ** rng.integers(lo, hi, 12),
+            rng.uniform(-2, 2, 12) * 2.0 ** rng.integers(lo, hi, 12),
+            np.where(np.arange(12) % 3 == 0, 0.0, rng.integers(-8, 9, 12) * float(info.smallest_subnormal)),
+        )
+    put(
+        rng.uniform(1, 2, 8) * 2.0 ** (emin // 2 + 30),
+        rng.uniform(-2, 2, 8) * 2.0 ** (emin // 2 + 30),
+        rng.uniform(-2, 2, 8) * 2.0 ** rng.integers(emin // 4, 0, 8),
+    )
+
+
 @pytest.mark.parametrize(
     "op, dtype",
     [(op, np.float32) for op in ("add", "sub", "mul", "div", "sqrt", "rcp", "fma")]
-    + [(op, np.float64) for op in ("add", "sub", "mul", "div", "sqrt", "rcp")],
+    + [(op, np.float64) for op in ("add", "sub", "mul", "div", "sqrt", "rcp", "fma")],
 )
 def test_directed_rounding(target, op, dtype):
     """add/sub/mul/div/sqrt/rcp/fma rounded toward zero (rz), down (rd) and up (ru), bit for bit
@@ -1307,6 +1344,8 @@ def test_directed_rounding(target, op, dtype):
     if op == "sqrt":
         x = np.abs(x)
         x[-3] = -1.0
+    if op == "fma":
+        _fma_cases(x, y, z, dtype, rng, n // 2 + 48)
     out = np.zeros((3, n), dtype)
     directed[(1,)](x, y, z, out, OP=op, N=n)
     for m, mode in enumerate(("rz", "rd", "ru")):
@@ -1388,9 +1427,10 @@ def test_directed_rounding_on_gpu():
     import torch
 
     for dtype, ops in ((np.float32, ("add", "sub", "mul", "div", "sqrt", "rcp", "fma")),
-                       (np.float64, ("add", "sub", "mul", "div", "sqrt", "rcp"))):  # fmt: skip
+                       (np.float64, ("add", "sub", "mul", "div", "sqrt", "rcp", "fma"))):  # fmt: skip
         rng = np.random.default_rng(11)
         x, y, z = _directed_inputs(dtype, 256, rng)
+        _fma_cases(x, y, z, dtype, rng, 128)
         for op in ops:
             host = np.zeros((3, 256), dtype)
             directed[(1,)](x, y, z, host, OP=op, N=256)

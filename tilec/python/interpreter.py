@@ -437,12 +437,14 @@ def _fma(a, b, c):
 
 def _fma_one(a: float, b: float, c: float) -> float:
     if not all(_pymath.isfinite(v) for v in (a, b, c)):
+        if _pymath.isfinite(a) and _pymath.isfinite(b) and not _pymath.isnan(c):
+            return c  # the exact product is finite, even where a * b would overflow
         return a * b + c
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     try:
         value = float(exact)
     except OverflowError:
-        return _pymath.copysign(_pymath.inf, exact)
+        return _pymath.copysign(_pymath.inf, 1.0 if exact > 0 else -1.0)
     return value if value != 0 or exact != 0 else a * b + c  # the sign of an exact zero, as IEEE's
 
 

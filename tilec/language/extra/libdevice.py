@@ -34,10 +34,11 @@ llrint, llround, and exact integer -> float conversions (int2double_rn, ...); ex
 fmod (exact on GPUs by scaled reduction steps, as `%` on floats is there), remainder (IEEE's, from
 it), fdim, ldexp / scalbn, ilogb, logb, nextafter (float32), sinpi, cospi (reduced exactly), rhypot,
 norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Directed rounding (rz toward zero, rd
-down, ru up), bit-exact on every target: add, sub, mul, div, sqrt and rcp on float32 and float64,
-fma on float32 (each the nearest result stepped by an ulp where an exactly computed residual says
-so), and {double,int,uint,ll,ull}2float and {ll,ull}2double conversions. Functions not listed here
-(rcp64h, float64 fma_rz/rd/ru, ...) are not available: using one is a compile error that names it.
+down, ru up), bit-exact on every target: add, sub, mul, div, sqrt, rcp and fma on float32 and
+float64 (each the nearest result stepped by an ulp where an exactly computed residual says so; for a
+float64 fma, the sign of an error-free expansion of x y + z - r), and {double,int,uint,ll,ull}2float
+and {ll,ull}2double conversions. Functions not listed here (rcp64h, ...) are not available: using
+one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -1833,20 +1834,125 @@ def _sign_of(x: tensor) -> tensor:
 def _directed_fma(name: str, mode: str):
     def function(x, y, z) -> tensor:
         x, y, z = _float_operands(name, x, y, z)
-        if not x.dtype.is_fp32():
-            raise SemanticError(f"libdevice.{name} on float64 is not available in tilec (float32 only)")
         r = builtins.fma(x, y, z)
-        v = [semantic.cast(t, core.float64) for t in (x, y, z)]
-        s, e = _two_sum(semantic.mul(v[0], v[1]), v[2])  # x * y is exact in float64
-        difference = [semantic.sub(s, semantic.cast(r, core.float64)), e]
-        nan = semantic.compare("ne", difference[0], difference[0])
-        difference = [semantic.where(nan, 0.0, d) for d in difference]
-        above, below = _exact_side(difference)
-        return _round_directed(r, above, below, mode)
+        if x.dtype.is_fp32():
+            v = [semantic.cast(t, core.float64) for t in (x, y, z)]
+            s, e = _two_sum(semantic.mul(v[0], v[1]), v[2])  # x * y is exact in float64
+            difference = [semantic.sub(s, semantic.cast(r, core.float64)), e]
+            nan = semantic.compare("ne", difference[0], difference[0])
+            difference = [semantic.where(nan, 0.0, d) for d in difference]
+            above, below = _exact_side(difference)
+        else:
+            above, below = _float64_fma_side(x, y, z, r)
+        result = _round_directed(r, above, below, mode)
+        if mode == "rd":  # an exact zero x * y + z is -0 rounding down unless both terms are +0
+            product_negative = semantic.xor_(_signbit(x), _signbit(y))
+            product_zero = semantic.logical_or(semantic.compare("eq", x, 0.0), semantic.compare("eq", y, 0.0))
+            both_positive_zero = semantic.logical_and(
+                semantic.logical_and(product_zero, semantic.logical_not(product_negative)),
+                semantic.logical_and(semantic.compare("eq", z, 0.0), semantic.logical_not(_signbit(z))),
+            )
+            exact_zero = semantic.logical_and(
+                semantic.compare("eq", result, 0.0), semantic.logical_not(semantic.logical_or(above, below))
+            )
+            minus = semantic.logical_and(exact_zero, semantic.logical_not(both_positive_zero))
+            result = semantic.where(minus, semantic.neg(semantic.abs_(result)), result)
+        return result
 
     function.__name__ = name
-    function.__doc__ = f"x * y + z rounded once, {_STEP_MODES[mode]} (float32)."
+    function.__doc__ = f"x * y + z rounded once, {_STEP_MODES[mode]} (float32, float64)."
     return builtin(function)
+
+
+def _expansion_side(terms: list) -> tuple[tensor, tensor]:
+    """(above, below): where the exact sum of `terms` is positive and where negative. Shewchuk's
+    grow-expansion turns the terms into components of increasing magnitude that do not overlap
+    (each step a two-sum, exact while nothing overflows), so the largest nonzero one has the sum's
+    sign."""
+    components = [terms[0]]
+    for term in terms[1:]:
+        carry, grown = term, []
+        for component in components:
+            carry, error = _two_sum(carry, component)
+            grown.append(error)
+        components = grown + [carry]
+    above = below = semantic.compare("ne", terms[0], terms[0])  # false (the callers mask NaNs)
+    for component in components:  # smallest first: a larger nonzero component overrides
+        nonzero = semantic.compare("ne", component, 0.0)
+        above = semantic.where(nonzero, semantic.compare("gt", component, 0.0), above)
+        below = semantic.where(nonzero, semantic.compare("lt", component, 0.0), below)
+    return above, below
+
+
+_PRODUCT_EXACT = 2.0**-960  # from here up, x * y - RN(x * y) is a float64 (one FMA gives it)
+
+
+def _float64_fma_side(x: tensor, y: tensor, z: tensor, r: tensor) -> tuple[tensor, tensor]:
+    """(above, below) of the exact x * y + z against r = fma(x, y, z), all float64: the exact sum
+    RN(x y) + (x y - RN(x y)) + z - r, its sign by _expansion_side. Where the product's residual
+    would fall below the subnormals, the smaller factor and z, r are scaled by 2^400 (or, where r
+    is z, as with z far above the product, the product alone decides); where the product
+    overflows while r does not, x and y are halved and z, r quartered; an overflowing r of finite
+    operands has its exact value inside it."""
+
+    def side(a, b, c, rr):
+        product = _unfused(semantic.mul(a, b))
+        residual = builtins.fma(a, b, semantic.neg(product))
+        return _expansion_side([product, residual, c, semantic.neg(rr)]), product
+
+    def sign_split_of_product():
+        negative = semantic.xor_(_signbit(x), _signbit(y))
+        nonzero = semantic.logical_and(semantic.compare("ne", x, 0.0), semantic.compare("ne", y, 0.0))
+        return (
+            semantic.logical_and(nonzero, semantic.logical_not(negative)),
+            semantic.logical_and(nonzero, negative),
+        )
+
+    (plain_above, plain_below), product = side(x, y, z, r)
+    magnitude = semantic.abs_(product)
+    # the product overflows (r finite): everything scaled down, exactly
+    (down_above, down_below), _ = side(
+        semantic.mul(x, 0.5), semantic.mul(y, 0.5), semantic.mul(z, 0.25), semantic.mul(r, 0.25)
+    )
+    # the product is tiny: its smaller factor, z and r scaled up
+    first_smaller = semantic.compare("le", semantic.abs_(x), semantic.abs_(y))
+    up = 2.0**400
+    far_z = semantic.compare("ge", semantic.abs_(z), 2.0**-700)  # then r = z
+    safe_z = semantic.where(far_z, 0.0, z)
+    safe_r = semantic.where(far_z, 0.0, r)
+    (up_above, up_below), up_product = side(
+        semantic.where(first_smaller, semantic.mul(x, up), x),
+        semantic.where(first_smaller, y, semantic.mul(y, up)),
+        semantic.mul(safe_z, up),
+        semantic.mul(safe_r, up),
+    )
+    # with z far above the product, or the product below 2^-1360 even scaled (under half the least
+    # subnormal: it cannot move z), r is z and the exact value differs from it by the product
+    product_above, product_below = sign_split_of_product()
+    r_is_z = semantic.logical_or(far_z, semantic.compare("lt", semantic.abs_(up_product), _PRODUCT_EXACT))
+    tiny_above = semantic.where(r_is_z, product_above, up_above)
+    tiny_below = semantic.where(r_is_z, product_below, up_below)
+
+    infinite_product = semantic.compare("eq", magnitude, float("inf"))
+    tiny = semantic.compare("lt", magnitude, _PRODUCT_EXACT)
+    above = semantic.where(infinite_product, down_above, semantic.where(tiny, tiny_above, plain_above))
+    below = semantic.where(infinite_product, down_below, semantic.where(tiny, tiny_below, plain_below))
+    finite_in = semantic.logical_and(
+        semantic.logical_and(
+            semantic.compare("lt", semantic.abs_(x), float("inf")),
+            semantic.compare("lt", semantic.abs_(y), float("inf")),
+        ),
+        semantic.compare("lt", semantic.abs_(z), float("inf")),
+    )
+    overflow = semantic.logical_and(finite_in, semantic.compare("eq", semantic.abs_(r), float("inf")))
+    above = semantic.where(overflow, semantic.compare("lt", r, 0.0), above)
+    below = semantic.where(overflow, semantic.compare("gt", r, 0.0), below)
+    # NaN, infinite operands: r is IEEE's exact result
+    exact = semantic.logical_or(semantic.logical_not(finite_in), semantic.compare("ne", r, r))
+    return (
+        semantic.logical_and(above, semantic.logical_not(exact)),
+        semantic.logical_and(below, semantic.logical_not(exact)),
+    )
 
 
 def _directed_conversion(name: str, src: core.dtype, dst: core.dtype, mode: str):
