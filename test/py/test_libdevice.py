@@ -94,11 +94,11 @@ def test_functions(target):
 
 @tilec.jit
 def unknown_function(x_ptr, N: tl.constexpr):
-    libdevice.rcp64h(tl.load(x_ptr + tl.arange(0, N)))
+    libdevice.frexp(tl.load(x_ptr + tl.arange(0, N)))
 
 
 def test_missing_function_is_named():
-    with pytest.raises(tilec.CompilationError, match=r"libdevice.rcp64h is not available in tilec") as info:
+    with pytest.raises(tilec.CompilationError, match=r"libdevice.frexp is not available in tilec") as info:
         unknown_function[(1,)](np.zeros(8, np.float32), N=8)
     assert "test_libdevice.py" in str(info.value)
 
@@ -1437,3 +1437,26 @@ def test_directed_rounding_on_gpu():
             device = torch.zeros((3, 256), dtype=torch.from_numpy(host).dtype, device="cuda")
             directed[(1,)](*(torch.from_numpy(v).cuda() for v in (x, y, z)), device, OP=op, N=256)
             np.testing.assert_array_equal(device.cpu().numpy(), host, err_msg=f"{op} {dtype.__name__}")
+
+
+@tilec.jit
+def reciprocal_high(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, libdevice.rcp64h(tl.load(x_ptr + i)))
+
+
+def test_rcp64h_is_a_gross_reciprocal_of_the_high_word(target):
+    """rcp64h (PTX's rcp.approx.ftz.f64): the low 32 bits of the operand ignored and of the result
+    zero, within 2^-20 of 1 / x; subnormals flush to zero (1 / +-0 is +-inf)."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(1, 2, 256) * 2.0 ** rng.integers(-1020, 1020, 256) * rng.choice([-1, 1], 256)
+    special = [0.0, -0.0, 1e-310, -1e-310, np.inf, -np.inf, np.nan, 1e308, 2.0**-1022, 1.0]
+    x[: len(special)] = special
+    out = np.zeros_like(x)
+    reciprocal_high[(1,)](x, out, N=256)
+    assert not np.any(out.view(np.uint64) & 0xFFFFFFFF)
+    ordinary = np.isfinite(x) & (np.abs(x) >= 2.0**-1022) & (np.abs(x) < 2.0**1022)
+    assert np.all(np.abs(out[ordinary] * x[ordinary] - 1) < 2.0**-20)
+    assert list(out[:4]) == [np.inf, -np.inf, np.inf, -np.inf] and np.signbit(out[5]) and np.signbit(out[3])
+    assert out[4] == 0 and not np.signbit(out[4]) and out[5] == 0 and np.isnan(out[6])
+    assert out[7] == 0 and out[8] == 2.0**1022 and out[9] == 1.0  # 1 / 1e308 is subnormal: flushed

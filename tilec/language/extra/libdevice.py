@@ -37,8 +37,10 @@ norm3d, norm4d, rnorm3d, rnorm4d, rcbrt (float64 inside). Directed rounding (rz 
 down, ru up), bit-exact on every target: add, sub, mul, div, sqrt, rcp and fma on float32 and
 float64 (each the nearest result stepped by an ulp where an exactly computed residual says so; for a
 float64 fma, the sign of an error-free expansion of x y + z - r), and {double,int,uint,ll,ull}2float
-and {ll,ull}2double conversions. Functions not listed here (rcp64h, ...) are not available: using
-one is a compile error that names it.
+and {ll,ull}2double conversions; rcp64h, the gross reciprocal of a float64's high word (PTX's
+rcp.approx.ftz.f64, within 2^-20). With these, every function of Triton's CUDA libdevice module is
+here (the float32 algorithms above refuse float64 operands); others (C's frexp, ...) are not
+available: using one is a compile error that names it.
 """
 
 from __future__ import annotations
@@ -1603,6 +1605,34 @@ def double2loint(x) -> tensor:
 def double2hiint(x) -> tensor:
     """The high 32 bits of a float64 (sign, exponent, top of the significand), as int32."""
     return _double_half(x, "double2hiint", high=True)
+
+
+_HIGH_WORD = 0xFFFFFFFF00000000
+
+
+def _high_word_only(v: tensor) -> tensor:
+    bits = semantic.cast(v, core.uint64, bitcast=True)
+    return semantic.cast(semantic.and_(bits, _HIGH_WORD), core.float64, bitcast=True)
+
+
+@builtin
+def rcp64h(x) -> tensor:
+    """1 / x from the high 32 bits of a float64 (its low 32 bits taken as zero), the result's low 32
+    bits zero: PTX's `rcp.approx.ftz.f64` gross approximation (relative error below 2^-20; here the
+    correctly rounded reciprocal of the truncated x, truncated). Subnormal operands and results
+    flush to zero of their sign (ftz): 1 / +-0 is +-inf."""
+    x = _float(x, "rcp64h")
+    if not x.dtype.is_fp64():
+        raise SemanticError(f"libdevice.rcp64h needs a float64 operand, got {x.dtype}")
+    least_normal = 2.0**-1022
+
+    def flush(v):
+        return semantic.where(
+            semantic.compare("lt", semantic.abs_(v), least_normal), _with_sign_of(_full(v, 0.0), v), v
+        )
+
+    r = flush(_high_word_only(builtins.div_rn(_full(x, 1.0), _high_word_only(flush(x)))))
+    return semantic.where(semantic.compare("ne", x, x), x, r)
 
 
 # -- arithmetic and conversions rounded toward zero, down or up (rz, rd, ru) --------------------------
