@@ -650,6 +650,20 @@ def test_bessel_functions_of_integer_order_on_gpu():
 
 
 @tilec.jit
+def bessel_of_float_order(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    libdevice.jn(x, x)
+
+
+def test_bessel_order_must_be_an_integer():
+    with pytest.raises(
+        tilec.CompilationError, match="libdevice.jn: the order n must be an integer, got fp32"
+    ) as info:
+        bessel_of_float_order[(1,)](np.zeros(8, np.float32), N=8)
+    assert "test_libdevice.py" in str(info.value)
+
+
+@tilec.jit
 def integer_order_bessel_scalars(x_ptr, out_ptr, N: tl.constexpr, ORDER: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(x_ptr + i)

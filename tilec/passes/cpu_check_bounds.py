@@ -21,8 +21,10 @@ Each access then becomes
 
 Pointers made from integers or read from memory (a table of addresses, as Triton's grouped GEMM
 reads) may point into memory the kernel was not given: an access through such a pointer is not
-checked. Runs after tile-cpu-grid (it needs the status argument), only when debug is on; without it
-the CPU target accesses memory as C does.
+checked, and in a kernel that makes them, neither is one whose pointer cannot be traced back to the
+arguments through pointer arithmetic alone (a pointer carried by a loop, say). Runs after
+tile-cpu-grid (it needs the status argument), only when debug is on; without it the CPU target
+accesses memory as C does.
 """
 
 from __future__ import annotations
