@@ -325,9 +325,11 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
 
 
 def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
+    from .passes.lowering_common import drop_grid_dependency_control
     from .python.interpreter import Memory, Program
     from .targets.cpu.runtime import read_only_message
 
+    drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
     program = Program(module)
     written = set(kernel.metadata.get("written_args", ()))
 

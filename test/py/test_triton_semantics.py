@@ -426,6 +426,45 @@ def test_globaltimer_and_smid_on_gpu():
 
 
 @tilec.jit
+def dependent_double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    tl.extra.cuda.gdc_wait()  # the producer grid's writes of x are visible from here on
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out_ptr + offs, x * 2, mask=offs < n)
+
+
+def test_grid_dependency_control_is_griddepcontrol_on_sm90_and_nothing_elsewhere(target):
+    """Triton's programmatic-dependent-launch helpers: PTX griddepcontrol on sm_90+ (assembled by
+    ptxas), dropped for sm_80, AMD, the CPU target and the interpreter, where launches never overlap."""
+    signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    hopper = tilec.compile(dependent_double, signature, {"BLOCK": 32}, target="sm_90a")
+    if shutil.which("ptxas"):
+        assert "cubin" in hopper.asm
+    text = hopper.asm["ptx"]
+    assert text.index("griddepcontrol.wait;") < text.index("ld.global")
+    assert "griddepcontrol.launch_dependents;" in text
+    ampere = tilec.compile(dependent_double, signature, {"BLOCK": 32}, target="sm_80")
+    assert "griddepcontrol" not in ampere.asm["ptx"]
+    assert "amdgcn" in tilec.compile(dependent_double, signature, {"BLOCK": 32}, target="gfx942").asm
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    dependent_double[(4,)](x, out, 100, BLOCK=32)
+    np.testing.assert_array_equal(out, x * 2)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_grid_dependency_control_on_gpu():
+    import torch
+
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.zeros_like(x)
+    dependent_double[(8,)](x, out, 1000, BLOCK=128)
+    assert torch.equal(out, x * 2)
+
+
+@tilec.jit
 def numel_capped(out_ptr, BLOCK: tl.constexpr):
     tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)
     tl.store(out_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), tl.TRITON_MAX_TENSOR_NUMEL // BLOCK, tl.int32))

@@ -162,9 +162,11 @@ def _check_lds(kernel, arch: str, module: ir.Module) -> None:
 
 
 def compile(kernel, module: ir.Module) -> None:
+    from tilec.passes.lowering_common import drop_grid_dependency_control
     from tilec.python.errors import CompilationError
 
     arch = kernel.target
+    drop_grid_dependency_control(module.operation)  # NVIDIA's programmatic dependent launch only
     _refuse_inline_asm(kernel, module)
     for name, pipeline in stages(arch, kernel.options.num_warps, kernel.options.enable_fp_fusion):
         run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)

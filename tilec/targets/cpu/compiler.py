@@ -348,6 +348,9 @@ def codegen(llir: str) -> bytes:
 
 def compile(kernel, module: ir.Module) -> None:
     """Lowers the tile module to a host shared library (`kernel.asm["so"]`)."""
+    from tilec.passes.lowering_common import drop_grid_dependency_control
+
+    drop_grid_dependency_control(module.operation)  # no programmatic dependent launch on the host
     lower(module, kernel.name, kernel.asm, debug=kernel.options.debug)
     # the launcher then passes each pointer argument's byte range (tile-cpu-check-bounds)
     kernel.metadata["bounds_checked"] = bool(kernel.options.debug)

@@ -263,6 +263,10 @@ def compile(kernel, module: ir.Module) -> None:
     from tilec.python.errors import CompilationError
 
     arch = kernel.target
+    if int(re.search(r"\d+", arch).group()) < 90:  # griddepcontrol: sm_90 and newer
+        from tilec.passes.lowering_common import drop_grid_dependency_control
+
+        drop_grid_dependency_control(module.operation)
     user_asm = _inline_asm_location(module)
     ptx, shared, maps = lower(
         module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages,

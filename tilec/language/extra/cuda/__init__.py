@@ -2,14 +2,25 @@
 `tl.extra.libdevice`) and Triton's NVIDIA helpers: `num_warps()` / `num_threads()` (the launch's, as
 compile-time constants, on every target), `globaltimer()` (the GPU's nanosecond clock, int64) and
 `smid()` (the index of the SM running the program, int32). The last two read PTX special registers,
-so they run on NVIDIA GPUs only; elsewhere they are compile errors that say so."""
+so they run on NVIDIA GPUs only; elsewhere they are compile errors that say so. `gdc_wait()` and
+`gdc_launch_dependents()` (programmatic dependent launch) are PTX's griddepcontrol on sm_90 and newer
+and nothing elsewhere; tilec launches without programmatic dependency (`launch_pdl` is refused), so
+the previous grid has always finished and the wait returns at once."""
 
 from ... import builtins as _builtins
 from ... import core as _core
 from ...builtins import builtin
 from .. import libdevice
 
-__all__ = ["globaltimer", "libdevice", "num_threads", "num_warps", "smid"]
+__all__ = [
+    "gdc_launch_dependents",
+    "gdc_wait",
+    "globaltimer",
+    "libdevice",
+    "num_threads",
+    "num_warps",
+    "smid",
+]
 
 
 @builtin
@@ -39,3 +50,30 @@ def smid():
     return _builtins.inline_asm_elementwise(
         "mov.u32 $0, %smid;", "=r", [], dtype=_core.int32, is_pure=True, pack=1
     )
+
+
+def _grid_dependency_control(statement: str) -> None:
+    from mlir import ir
+
+    from tilec.passes.lowering_common import GRID_DEPENDENCY_CONTROL
+
+    done = _builtins.inline_asm_elementwise(
+        f"{statement} // $0", "=r", [], dtype=_core.int32, is_pure=False, pack=1
+    )
+    done.handle.owner.attributes[GRID_DEPENDENCY_CONTROL] = ir.UnitAttr.get()
+
+
+@builtin
+def gdc_wait():
+    """Waits until the grids this one depends on programmatically have finished and their memory is
+    visible (PTX `griddepcontrol.wait`, sm_90+); nothing on other targets, where no such dependency
+    exists. Triton's `tl.extra.cuda.gdc_wait`."""
+    _grid_dependency_control("griddepcontrol.wait;")
+
+
+@builtin
+def gdc_launch_dependents():
+    """Lets the grids that depend on this one programmatically start (PTX
+    `griddepcontrol.launch_dependents`, sm_90+); nothing on other targets. Triton's
+    `tl.extra.cuda.gdc_launch_dependents`."""
+    _grid_dependency_control("griddepcontrol.launch_dependents;")
