@@ -1,7 +1,7 @@
 """float64 exp, exp2, log, log2, rsqrt, sin, cos and tanh on GPUs (tile-expand-float64-math): the float64
 arithmetic they become is checked on the host (1 ulp for exp/log over the whole range, 2 for sin/cos
 with |x| < 1e6, 3 for tanh) with C's special values, and the GPU code is checked to call no vendor
-library."""
+library. Also tl.fma's single rounding (float64 and float32) on the host targets."""
 
 from __future__ import annotations
 
@@ -122,3 +122,32 @@ def test_float64_fma_with_a_product_beyond_the_largest_float(target):
     fused[(1,)](x, y, z, out, N=4)
     exact = Fraction(2) ** 1024 - Fraction(np.finfo(np.float64).max)
     assert out[0] == -np.inf and out[1] == float(exact) and out[2] == np.inf and out[3] == -float(exact)
+
+
+def _nearest_float32(v: Fraction) -> np.float32:
+    """v rounded to the nearest float32, ties to even, exactly (float(v) alone would round twice)."""
+    near = np.float32(float(v))
+    candidates = [np.nextafter(near, np.float32(-np.inf)), near, np.nextafter(near, np.float32(np.inf))]
+    return min(
+        candidates, key=lambda t: (abs(Fraction(float(t)) - v), int(np.float32(t).view(np.uint32)) & 1)
+    )
+
+
+def test_float32_fma_rounds_once(target):
+    """A float32 fma is one rounding of the exact a * b + c, also where the float64 sum lands on a
+    float32 midpoint (the interpreter rounded twice there: (1 + 2^-12)^2 + 2^-60 went to the even
+    neighbour below)."""
+    rng = np.random.default_rng(2)
+    a = (1 + rng.integers(1, 2**12, 256) * 2.0**-12).astype(np.float32)  # products on midpoints ...
+    b = a.copy()
+    c = (rng.choice([-1, 1], 256) * 2.0 ** rng.integers(-70, -40, 256)).astype(np.float32)  # ... nudged
+    a[128:] = rng.standard_normal(128).astype(np.float32)
+    b[128:] = rng.standard_normal(128).astype(np.float32)
+    c[128:] = rng.standard_normal(128).astype(np.float32) * np.float32(2.0**-20)
+    out = np.zeros(256, np.float32)
+    fused[(1,)](a, b, c, out, N=256)
+    want = [
+        _nearest_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+        for x, y, z in zip(a, b, c)
+    ]
+    np.testing.assert_array_equal(out, np.array(want, np.float32))

@@ -427,11 +427,20 @@ _simple_ops = {
 
 
 def _fma(a, b, c):
-    """a * b + c rounded once. Narrower floats: the float64 product is exact and the sum rounds
-    twice at worst. float64: exactly, through rationals (NumPy has no fused multiply-add), one
-    element at a time."""
+    """a * b + c rounded once. Narrower floats: the float64 product is exact, and the float64 sum is
+    rounded to odd (the nearest sum, moved to its odd neighbour where it is inexact and even), so
+    that rounding it to the narrower type gives the correctly rounded result, not a double rounding
+    (53 bits hold 24 + 2). float64: exactly, through rationals (NumPy has no fused multiply-add),
+    one element at a time."""
     if np.result_type(a, b, c) != np.float64:
-        return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+        product = np.asarray(a, np.float64) * np.asarray(b, np.float64)
+        addend = np.asarray(c, np.float64)
+        with np.errstate(all="ignore"):
+            total = product + addend
+            addend_part = total - product  # Knuth's two-sum: the sum's exact rounding error
+            error = (product - (total - addend_part)) + (addend - addend_part)
+        inexact_even = (error != 0) & np.isfinite(total) & ((total.view(np.int64) & 1) == 0)
+        return np.where(inexact_even, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
     return _fma64(a, b, c).astype(np.float64)
 
 
