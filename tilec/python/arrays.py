@@ -101,6 +101,20 @@ def describe(value) -> ArrayInfo | None:
     return None
 
 
+def byte_span(array: np.ndarray) -> tuple[int, int]:
+    """[start, end) of the bytes a NumPy array spans, its strides (negative ones too) included."""
+    address = array.__array_interface__["data"][0]
+    if array.size == 0:
+        return address, address
+    lo = hi = 0
+    for n, stride in zip(array.shape, array.strides):
+        if stride >= 0:
+            hi += (n - 1) * stride
+        else:
+            lo += (n - 1) * stride
+    return address + lo, address + hi + array.itemsize
+
+
 def host_view(value) -> np.ndarray:
     """A NumPy array sharing memory with a host array argument (torch CPU tensors included)."""
     if isinstance(value, np.ndarray):

@@ -19,6 +19,7 @@ from tilec import diagnostics
 from tilec.dialects import tile
 from tilec.language import core
 
+from . import arrays
 from .errors import InterpreterError
 
 # ----------------------------------------------------------------------------------------------
@@ -121,13 +122,7 @@ class Memory:
         address = array.__array_interface__["data"][0]
         if array.size == 0:
             return address
-        lo = hi = 0
-        for n, s in zip(array.shape, array.strides):
-            if s >= 0:
-                hi += (n - 1) * s
-            else:
-                lo += (n - 1) * s
-        start, end = address + lo, address + hi + array.itemsize
+        start, end = arrays.byte_span(array)
         base = array
         while isinstance(base.base, np.ndarray):
             base = base.base

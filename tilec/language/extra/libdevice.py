@@ -1746,16 +1746,9 @@ def _directed_add(name: str, mode: str, negate: bool):
             )
             above, below = _sign_split(semantic.where(overflow, semantic.neg(r), e))
         result = _round_directed(r, above, below, mode)
-        if mode == "rd":  # an exact zero sum of operands not both +0 is -0 when rounding down
-            plus_zero = semantic.logical_and(semantic.compare("eq", x, 0.0), semantic.compare("eq", y, 0.0))
-            both_positive_zero = semantic.logical_and(
-                plus_zero, semantic.logical_not(semantic.logical_or(_signbit(x), _signbit(y)))
-            )
-            exact_zero = semantic.logical_and(
-                semantic.compare("eq", result, 0.0), semantic.logical_not(semantic.logical_or(above, below))
-            )
-            minus = semantic.logical_and(exact_zero, semantic.logical_not(both_positive_zero))
-            result = semantic.where(minus, semantic.neg(semantic.abs_(result)), result)
+        if mode == "rd":
+            both_positive_zero = semantic.logical_and(_is_positive_zero(x), _is_positive_zero(y))
+            result = _negative_exact_zero(result, above, below, both_positive_zero)
         return result
 
     function.__name__ = name
@@ -1766,6 +1759,19 @@ def _directed_add(name: str, mode: str, negate: bool):
 def _signbit(x: tensor) -> tensor:
     bits_t = _INT_OF_WIDTH[x.dtype.primitive_bitwidth]
     return semantic.compare("lt", semantic.cast(x, bits_t, bitcast=True), 0)
+
+
+def _is_positive_zero(x: tensor) -> tensor:
+    return semantic.logical_and(semantic.compare("eq", x, 0.0), semantic.logical_not(_signbit(x)))
+
+
+def _negative_exact_zero(result: tensor, above: tensor, below: tensor, both_positive_zero: tensor) -> tensor:
+    """IEEE's rounding down of an exact zero sum: -0, unless both terms are +0."""
+    exact_zero = semantic.logical_and(
+        semantic.compare("eq", result, 0.0), semantic.logical_not(semantic.logical_or(above, below))
+    )
+    minus = semantic.logical_and(exact_zero, semantic.logical_not(both_positive_zero))
+    return semantic.where(minus, semantic.neg(semantic.abs_(result)), result)
 
 
 def _residual_rounding(name: str, mode: str, kind: str):
@@ -1875,18 +1881,13 @@ def _directed_fma(name: str, mode: str):
         else:
             above, below = _float64_fma_side(x, y, z, r)
         result = _round_directed(r, above, below, mode)
-        if mode == "rd":  # an exact zero x * y + z is -0 rounding down unless both terms are +0
-            product_negative = semantic.xor_(_signbit(x), _signbit(y))
+        if mode == "rd":
             product_zero = semantic.logical_or(semantic.compare("eq", x, 0.0), semantic.compare("eq", y, 0.0))
-            both_positive_zero = semantic.logical_and(
-                semantic.logical_and(product_zero, semantic.logical_not(product_negative)),
-                semantic.logical_and(semantic.compare("eq", z, 0.0), semantic.logical_not(_signbit(z))),
+            positive_product_zero = semantic.logical_and(
+                product_zero, semantic.logical_not(semantic.xor_(_signbit(x), _signbit(y)))
             )
-            exact_zero = semantic.logical_and(
-                semantic.compare("eq", result, 0.0), semantic.logical_not(semantic.logical_or(above, below))
-            )
-            minus = semantic.logical_and(exact_zero, semantic.logical_not(both_positive_zero))
-            result = semantic.where(minus, semantic.neg(semantic.abs_(result)), result)
+            both_positive_zero = semantic.logical_and(positive_product_zero, _is_positive_zero(z))
+            result = _negative_exact_zero(result, above, below, both_positive_zero)
         return result
 
     function.__name__ = name

@@ -123,21 +123,6 @@ def read_only_message(kernel, index: int) -> str:
     )
 
 
-def _byte_range(value) -> tuple[int, int]:
-    """[lo, hi) of the bytes an array argument spans, its strides (negative ones too) included."""
-    array = value if type(value) is np.ndarray else arrays.host_view(value)
-    address = array.__array_interface__["data"][0]
-    if array.size == 0:
-        return address, address
-    lo = hi = 0
-    for n, stride in zip(array.shape, array.strides):
-        if stride >= 0:
-            hi += (n - 1) * stride
-        else:
-            lo += (n - 1) * stride
-    return address + lo, address + hi + array.itemsize
-
-
 class Launcher:
     """Calls the compiled grid function `name(args..., begin, end, gx, gy, gz, status)` of a kernel's
     shared library; ctypes releases the GIL during the call, so calls from several threads run in
@@ -182,7 +167,7 @@ class Launcher:
         if not self.bounds_checked:
             return block
         for j, i in enumerate(self.pointers):
-            block[2 + 2 * j], block[3 + 2 * j] = _byte_range(args[i])
+            block[2 + 2 * j], block[3 + 2 * j] = arrays.byte_span(arrays.host_view(args[i]))
         return block
 
     def __call__(self, grid, args):
