@@ -68,22 +68,36 @@ def _version(fn: ir.Operation) -> None:
     if not masked:
         return
     # The masks' computation first (pure, it depends on nothing else in the body), then the test.
-    first = next(op for op in ops if op not in slice_ops)
-    for op in sorted(slice_ops, key=positions.get):
-        op.move_before(first)
+    first = hoist_slice(ops, slice_ops, positions)
     with fn.location, ir.InsertionPoint(first):
         everywhere = None
         for mask in dict.fromkeys(segments(op)["mask"][0] for op in masked):
             true = all_true(mask)
             everywhere = true if everywhere is None else arith.andi(everywhere, true)
         branch = scf.IfOp(everywhere, [], has_else=True)
+    split_body(branch, ops, slice_ops, lambda op, mapping: _clone_unmasked(op, mapping, op in masked))
+
+
+def hoist_slice(ops: list, slice_ops: set, positions: dict) -> ir.Operation:
+    """Moves the slice's ops, in order, before the body's first other op; returns that op (where
+    the version test goes)."""
+    first = next(op for op in ops if op not in slice_ops)
+    for op in sorted(slice_ops, key=positions.get):
+        op.move_before(first)
+    return first
+
+
+def split_body(branch, ops: list, slice_ops: set, clone) -> None:
+    """The body's other ops (its terminator aside) into `branch`'s else block as they are, and into
+    its then block through `clone(op, mapping)`, which makes the fast version of each; both blocks
+    yield nothing."""
     rest = [op for op in ops[:-1] if op not in slice_ops]
     for op in rest:
         branch.else_block.append(op)
     mapping: dict = {}
     with ir.InsertionPoint(branch.then_block):
         for op in rest:
-            _clone_unmasked(op, mapping, op in masked)
+            clone(op, mapping)
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])

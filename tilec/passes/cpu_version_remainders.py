@@ -31,7 +31,7 @@ from mlir.dialects import arith, scf
 from tilec.dialects import tile
 
 from .base import TilePass, defining_op, ops_in_order, ops_named
-from .cpu_version_masks import LOOPS, _bounds, _pure_slice
+from .cpu_version_masks import LOOPS, _bounds, _pure_slice, hoist_slice, split_body
 
 _ADDRESS_USERS = ("tile.addptr",)  # an integer tile reaches an address as an offset
 _SEARCH_DEPTH = 8  # ops between a remainder and the address it feeds (expand_dims, muli, addptr...)
@@ -85,9 +85,7 @@ def _version(fn: ir.Operation) -> None:
     # The scalars the bounds need first (pure, they depend on nothing else in the body), then the
     # test. The tiles (ranges, splats, sums) stay in the body and are copied with it: computed
     # outside the branch they would be buffers that both copies read instead of loop indices.
-    first = next(op for op in ops if op not in slice_ops)
-    for op in sorted(slice_ops, key=positions.get):
-        op.move_before(first)
+    first = hoist_slice(ops, slice_ops, positions)
     i64 = ir.IntegerType.get_signless(64)
     wrapped, identity = [], None
     with fn.location, ir.InsertionPoint(first):
@@ -106,19 +104,14 @@ def _version(fn: ir.Operation) -> None:
         if not wrapped:
             return  # (the bounds' dead arithmetic goes with canonicalization)
         branch = scf.IfOp(identity, [], has_else=True)
-    rest = [op for op in ops[:-1] if op not in slice_ops]
-    for op in rest:
-        branch.else_block.append(op)
-    mapping: dict = {}
-    with ir.InsertionPoint(branch.then_block):
-        for op in rest:
-            if op in wrapped:  # `x % M` is x here
-                mapping[op.results[0]] = mapping.get(op.operands[0], op.operands[0])
-                continue
+
+    def clone(op, mapping):
+        if op in wrapped:  # `x % M` is x here
+            mapping[op.results[0]] = mapping.get(op.operands[0], op.operands[0])
+        else:
             _clone_mapped(op, mapping)
-        scf.YieldOp([])
-    with ir.InsertionPoint(branch.else_block):
-        scf.YieldOp([])
+
+    split_body(branch, ops, slice_ops, clone)
 
 
 def _scalar_part(slice_ops: set) -> set | None:
