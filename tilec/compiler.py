@@ -32,6 +32,10 @@ class Options:
     # GPUs: fp32 a * b + c may become one FMA (Triton's enable_fp_fusion; TILEC_DEFAULT_FP_FUSION=0
     # turns the default off). The CPU target and the interpreter never fuse.
     enable_fp_fusion: bool = True
+    # NVIDIA sm_90+: launched with programmatic stream serialization (Triton's launch_pdl), so the
+    # kernel may start while the previous kernel on its stream still runs; tl.extra.cuda.gdc_wait()
+    # waits for that kernel's writes. Elsewhere launches stay serial, which the gdc_* helpers allow.
+    launch_pdl: bool = False
 
 
 def default_fp_fusion() -> bool:
@@ -357,6 +361,7 @@ def compile(
     num_stages=3,
     debug=None,
     enable_fp_fusion=None,
+    launch_pdl=False,
 ):
     """Compiles `fn` for explicit argument types (Triton's strings: "*fp32", "i32", "fp16", ...).
 
@@ -405,6 +410,10 @@ def compile(
     if enable_fp_fusion is None:
         enable_fp_fusion = default_fp_fusion()
     options = Options(
-        num_warps=num_warps, num_stages=num_stages, debug=debug, enable_fp_fusion=bool(enable_fp_fusion)
+        num_warps=num_warps,
+        num_stages=num_stages,
+        debug=debug,
+        enable_fp_fusion=bool(enable_fp_fusion),
+        launch_pdl=bool(launch_pdl),
     )
     return compile_specs(fn, specs, target, options)

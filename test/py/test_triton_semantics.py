@@ -465,6 +465,51 @@ def test_grid_dependency_control_on_gpu():
 
 
 @tilec.jit
+def slow_producer(x_ptr, value, n, rounds, BLOCK: tl.constexpr):
+    tl.extra.cuda.gdc_launch_dependents()  # the dependent grid may start now, before x is written
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32) + value
+    for _ in range(rounds):  # keep the producer busy long enough for the consumer to start
+        acc = acc * 1.0000001 - value * 0.0000001
+    tl.store(x_ptr + offs, tl.floor(acc + 0.5), mask=offs < n)
+
+
+def test_launch_pdl_is_a_launch_option(target):
+    """launch_pdl=True (Triton's programmatic dependent launch) is taken: launches stay serial on the
+    host targets, so a dependent kernel reads what the kernel before it wrote."""
+    x = np.zeros(100, np.float32)
+    out = np.zeros_like(x)
+    slow_producer[(4,)](x, 7.0, 100, 3, BLOCK=32)
+    compiled = dependent_double[(4,)](x, out, 100, BLOCK=32, launch_pdl=True)
+    assert compiled.options.launch_pdl
+    np.testing.assert_array_equal(out, np.full(100, 14.0, np.float32))
+    with pytest.raises(TypeError, match="launch_pdl must be True or False"):
+        dependent_double[(4,)](x, out, 100, BLOCK=32, launch_pdl=1)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_launch_pdl_overlaps_and_gdc_wait_orders_on_gpu():
+    """With launch_pdl the dependent kernel is launched by cuLaunchKernelEx with programmatic stream
+    serialization and may start once every producer program has called gdc_launch_dependents(),
+    before x is written; its gdc_wait() must still see the producer's stores."""
+    import torch
+
+    from tilec.targets.nvidia import runtime
+
+    n, block = 1 << 20, 1024
+    x = torch.zeros(n, dtype=torch.float32, device="cuda")
+    out = torch.empty_like(x)
+    for value in range(1, 21):
+        slow_producer[(n // block,)](x, float(value), n, 20000, BLOCK=block)
+        compiled = dependent_double[(n // block,)](x, out, n, BLOCK=block, launch_pdl=True)
+        torch.cuda.synchronize()
+        assert torch.equal(out, torch.full_like(x, 2.0 * value)), value
+    if runtime.compute_capability(0)[0] >= 9:
+        assert compiled._launcher.functions[0][3] is not None  # launched by cuLaunchKernelEx
+
+
+@tilec.jit
 def numel_capped(out_ptr, BLOCK: tl.constexpr):
     tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)
     tl.store(out_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), tl.TRITON_MAX_TENSOR_NUMEL // BLOCK, tl.int32))

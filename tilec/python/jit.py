@@ -296,14 +296,16 @@ class JITFunction:
         return tuple(structure)
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
-        """(num_warps, num_stages, (debug, maxnreg, waves_per_eu, enable_fp_fusion)) of a launch, taking
+        """(num_warps, num_stages, (debug, maxnreg, waves_per_eu, enable_fp_fusion, launch_pdl)) of a
+        launch, taking
         Triton's option keywords out of `kwargs`. A kernel may have a parameter named num_warps or
         num_stages (Triton's softmax tutorial loops with `tl.range(..., num_stages=num_stages)`): as
         in Triton, the keyword then goes to the parameter, and the option keeps its default. Triton's
         other compile options are taken where tilec has their meaning (`debug`: device assertions for
         this launch; `maxnreg`: a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy
         target for AMD's LLVM; `enable_fp_fusion`: whether GPUs may fuse fp32 a * b + c into one FMA;
-        `num_ctas=1`) and refused by name otherwise."""
+        `launch_pdl`: programmatic dependent launch on NVIDIA sm_90+; `num_ctas=1`) and refused by name
+        otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
@@ -317,13 +319,16 @@ class JITFunction:
         if type(num_stages) is not int or num_stages < 0:
             raise ValueError(f"{self.__name__}: num_stages must be a non-negative int, got {num_stages!r}")
         if params.issuperset(kwargs):  # the usual launch: nothing else to take out
-            return num_warps, num_stages, (None, None, 0, None)
+            return num_warps, num_stages, (None, None, 0, None, False)
         debug = kwargs.pop("debug", None) if "debug" not in params else None
         maxnreg = kwargs.pop("maxnreg", None) if "maxnreg" not in params else None
         waves = kwargs.pop("waves_per_eu", 0) if "waves_per_eu" not in params else 0
         fusion = kwargs.pop("enable_fp_fusion", None) if "enable_fp_fusion" not in params else None
         if fusion is not None and type(fusion) is not bool:
             raise TypeError(f"{self.__name__}: enable_fp_fusion must be True or False, got {fusion!r}")
+        pdl = kwargs.pop("launch_pdl", False) if "launch_pdl" not in params else False
+        if type(pdl) is not bool:
+            raise TypeError(f"{self.__name__}: launch_pdl must be True or False, got {pdl!r}")
         if type(waves) is not int or not 0 <= waves <= 16:
             raise TypeError(f"{self.__name__}: waves_per_eu must be an int from 0 to 16, got {waves!r}")
         if "num_ctas" in kwargs and "num_ctas" not in params:
@@ -350,7 +355,7 @@ class JITFunction:
                     f"{self.__name__}: '{name}' is a Triton compile/launch option that tilec does not "
                     "implement; drop it from the launch (or the autotune config)"
                 )
-        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg, waves, fusion)
+        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg, waves, fusion, pdl)
 
     def _position(self, kernel_arg: str):
         """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
@@ -379,7 +384,7 @@ class JITFunction:
         part = getattr(value, position[1])
         return part if position[2] is None else part[position[2]]
 
-    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None, 0, None)):
+    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None, 0, None, False)):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
         names = self.arg_names
         n = len(names)
@@ -419,11 +424,11 @@ class JITFunction:
         except (CompilationError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None
 
-    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0, None)):
+    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0, None, False)):
         from tilec import compiler
 
         specs, spec_key = self.specialize(bound)
-        debug, maxnreg, waves, fusion = extra
+        debug, maxnreg, waves, fusion, pdl = extra
         debug = self._debug(target) if debug is None else debug
         fusion = compiler.default_fp_fusion() if fusion is None else fusion
         key = (
@@ -435,6 +440,7 @@ class JITFunction:
             maxnreg,
             waves,
             fusion,
+            pdl,
             _target_environment()[2],
         )
         kernel = self.cache.get(key)
@@ -446,6 +452,7 @@ class JITFunction:
                 maxnreg=maxnreg,
                 waves_per_eu=waves,
                 enable_fp_fusion=fusion,
+                launch_pdl=pdl,
             )
             kernel = compiler.compile_specs(self, specs, target, options)
             self.cache[key] = kernel
@@ -459,7 +466,7 @@ class JITFunction:
 
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
 _TRITON_OPTIONS_NOT_SUPPORTED = (
-    "matrix_instr_nonkdim", "kpack", "launch_pdl",
+    "matrix_instr_nonkdim", "kpack",
     "launch_cooperative_grid", "sanitize_overflow", "extern_libs", "num_buffers_warp_spec",
     "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
 )  # fmt: skip

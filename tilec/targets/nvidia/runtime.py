@@ -1,6 +1,7 @@
 """NVIDIA runtime (cuda-python driver API): load a module per device, launch on the caller's stream.
 
-The per-call path is a precomputed ctypes argument packer and one cuLaunchKernel.
+The per-call path is a precomputed ctypes argument packer and one cuLaunchKernel (cuLaunchKernelEx
+for kernels compiled with launch_pdl, on GPUs that have programmatic dependent launch).
 """
 
 from __future__ import annotations
@@ -53,14 +54,21 @@ def available() -> bool:
 
 
 @functools.cache
-def device_arch(index: int = 0) -> str:
-    """'sm_90a' for an H100/H200, 'sm_80' for an A100, ... (the 'a' variant where it exists)."""
+def compute_capability(index: int = 0) -> tuple[int, int]:
+    """(9, 0) for an H100/H200, (8, 0) for an A100, ..."""
     if not available():
         raise RuntimeError("no NVIDIA GPU is available (cuda-python found no device)")
     dev = _check(cu.cuDeviceGet(index), "cuDeviceGet")
     attr = cu.CUdevice_attribute
     major = _check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "attr")
     minor = _check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "attr")
+    return major, minor
+
+
+@functools.cache
+def device_arch(index: int = 0) -> str:
+    """'sm_90a' for an H100/H200, 'sm_80' for an A100, ... (the 'a' variant where it exists)."""
+    major, minor = compute_capability(index)
     suffix = "a" if (major, minor) in ((9, 0), (10, 0)) else ""
     return f"sm_{major}{minor}{suffix}"
 
@@ -114,6 +122,7 @@ class _Driver:
 
     def __init__(self):
         self.launch = cu.cuLaunchKernel
+        self.launch_ex = cu.cuLaunchKernelEx
         self.success = cu.CUresult.CUDA_SUCCESS
         lib = ctypes.CDLL("libcuda.so.1")
         self.get_current = lib.cuCtxGetCurrent
@@ -149,9 +158,11 @@ class Launcher:
         self.params_address = ctypes.addressof(self.params)
         self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.scalars = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if not t.is_ptr()]
-        self.functions: dict[int, tuple] = {}  # device index -> (CUfunction address, context address)
+        # device index -> (CUfunction, context address, module, launch configuration or None)
+        self.functions: dict[int, tuple] = {}
         self.lock = threading.Lock()
         self.driver = _driver()
+        self.programmatic = bool(getattr(kernel.options, "launch_pdl", False))
 
     def function(self, index: int) -> tuple[int, int]:
         """The kernel on device `index` (its module is loaded there on first use) and its context."""
@@ -161,9 +172,27 @@ class Launcher:
         if self.shared > DEFAULT_SHARED:
             self._opt_into_shared(fn, index)
         context = _check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
-        entry = (fn, int(context), module)
+        config = self._programmatic_config(index) if self.programmatic else None
+        entry = (fn, int(context), module, config)
         self.functions[index] = entry
         return entry
+
+    def _programmatic_config(self, index: int):
+        """launch_pdl: a cuLaunchKernelEx configuration that lets this kernel start while the previous
+        kernel on its stream still runs (programmatic stream serialization; its gdc_wait() waits for
+        that kernel's memory operations). None before sm_90, which has no such launch: the kernel then
+        starts after the previous one ends, which is what gdc_wait() would have waited for anyway."""
+        if compute_capability(index)[0] < 9:
+            return None
+        attribute = cu.CUlaunchAttribute()
+        attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attribute.value.programmaticStreamSerializationAllowed = 1
+        config = cu.CUlaunchConfig()
+        config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
+        config.sharedMemBytes = self.shared
+        config.attrs = [attribute]
+        config.numAttrs = 1
+        return config
 
     def _opt_into_shared(self, fn, index: int) -> None:
         """Kernels may use more than 48 KiB of (dynamic) shared memory only after asking for it; say
@@ -218,9 +247,15 @@ class Launcher:
                 if current.value != entry[1]:
                     driver.set_current(entry[1])
             stream = _stream_of(source, device) if source is not None else 0
-            (err,) = driver.launch(
-                entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params_address, 0
-            )
+            config = entry[3]
+            if config is None:
+                (err,) = driver.launch(
+                    entry[0], gx, gy, gz, self.threads, 1, 1, self.shared, stream, self.params_address, 0
+                )
+            else:
+                config.gridDimX, config.gridDimY, config.gridDimZ = gx, gy, gz
+                config.hStream = cu.CUstream(stream)
+                (err,) = driver.launch_ex(config, entry[0], self.params_address, 0)
         if err != driver.success:
             raise CudaError(self._launch_failure(err, tuple(grid), device))
 

@@ -4,8 +4,9 @@ compile-time constants, on every target), `globaltimer()` (the GPU's nanosecond 
 `smid()` (the index of the SM running the program, int32). The last two read PTX special registers,
 so they run on NVIDIA GPUs only; elsewhere they are compile errors that say so. `gdc_wait()` and
 `gdc_launch_dependents()` (programmatic dependent launch) are PTX's griddepcontrol on sm_90 and newer
-and nothing elsewhere; tilec launches without programmatic dependency (`launch_pdl` is refused), so
-the previous grid has always finished and the wait returns at once."""
+and nothing elsewhere. They matter for launches with `launch_pdl=True`, which start a kernel early
+(NVIDIA sm_90+) once the kernel before it has called gdc_launch_dependents() in every program; other
+launches start after the previous kernel ends, so the wait returns at once."""
 
 from ... import builtins as _builtins
 from ... import core as _core
