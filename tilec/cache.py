@@ -119,6 +119,7 @@ def _manifest_of(kernel) -> dict:
             "waves_per_eu": kernel.options.waves_per_eu,
             "enable_fp_fusion": kernel.options.enable_fp_fusion,
             "launch_pdl": kernel.options.launch_pdl,
+            "sanitize_overflow": kernel.options.sanitize_overflow,
         },
         "metadata": kernel.metadata,
         "binary": _binary_name(kernel.target, kernel.asm),

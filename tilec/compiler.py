@@ -36,6 +36,9 @@ class Options:
     # kernel may start while the previous kernel on its stream still runs; tl.extra.cuda.gdc_wait()
     # waits for that kernel's writes. Elsewhere launches stay serial, which the gdc_* helpers allow.
     launch_pdl: bool = False
+    # integer +, -, * of kernel code checked for overflow by device assertions (Triton's
+    # sanitize_overflow; on where the user asked for a debug build and did not turn it off)
+    sanitize_overflow: bool = False
 
 
 def default_fp_fusion() -> bool:
@@ -301,7 +304,15 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
         from .python import codegen
 
         with timed("tile", name):
-            module = codegen.build_module(jit_fn, specs, debug=options.debug, num_warps=options.num_warps)
+            module = codegen.build_module(
+                jit_fn,
+                specs,
+                debug=options.debug,
+                num_warps=options.num_warps,
+                # (AMD lowers no device assertions yet: its debug builds go without these checks)
+                sanitize_overflow=options.sanitize_overflow and not target.startswith("gfx"),
+                target=target,
+            )
         arg_names = [n for n, s in specs.items() if s[0] == "arg"]
         kernel = CompiledKernel(
             name=name,
@@ -405,6 +416,7 @@ def compile(
             raise TypeError(
                 f"{src.filename}:{src.fndef.lineno}: no type or constexpr value for parameter '{name}'"
             )
+    sanitize_overflow = debug if debug is not None else fn._explicit_debug()
     if debug is None:  # as the kernel says: @tilec.jit(debug=...), else TILEC_DEBUG
         debug = fn._debug(target)
     if enable_fp_fusion is None:
@@ -415,5 +427,6 @@ def compile(
         debug=debug,
         enable_fp_fusion=bool(enable_fp_fusion),
         launch_pdl=bool(launch_pdl),
+        sanitize_overflow=bool(sanitize_overflow),
     )
     return compile_specs(fn, specs, target, options)

@@ -520,3 +520,63 @@ def test_max_tensor_numel_is_tritons(target):
     out = np.zeros(16, np.int32)
     numel_capped[(1,)](out, BLOCK=16)
     assert list(out) == [2**20 // 16] * 16
+
+
+@tilec.jit
+def arithmetic_functions(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None] * 4 + tl.arange(0, 4)[None, :]
+    x = tl.load(x_ptr + rows)  # [BLOCK, 4] int32
+    i = 0
+    while tl.condition(i < n, disable_licm=True):
+        i += 1
+    total = tl.add(x, 1) + tl.sub(x, 2, sanitize_overflow=False) + tl.core.mul(x, 3)
+    either = tl.logical_or(x > 5, x.logical_and(x < 2)).to(tl.int32)
+    tl.store(out_ptr + rows, total + either * 100 + i * 1000)
+    tl.store(out_ptr + BLOCK * 4 + tl.arange(0, BLOCK), tl.reduce_or(x, 1))
+    tl.store(out_ptr + BLOCK * 5 + tl.arange(0, 4), x.reduce_or(0))
+    tl.store(out_ptr + BLOCK * 5 + 4, tl.reduce_or(x, None))
+    halves = x.to(tl.float32).div_rn(2.0)
+    tl.store(out_ptr + BLOCK * 5 + 5 + rows, halves.to(tl.int32, bitcast=True))
+
+
+def test_triton_arithmetic_functions_and_reductions(target):
+    """tl.add / tl.sub / tl.mul (and tl.core's), tl.reduce_or, logical_and / logical_or, div_rn as a
+    method, `while tl.condition(...)`: names Triton kernels use that are not operators."""
+    x = np.arange(-3, 29, dtype=np.int32).reshape(8, 4) * 37 % 64
+    out = np.zeros(8 * 4 + 8 + 5 + 32, np.int32)
+    arithmetic_functions[(1,)](x, out, 3, BLOCK=8)
+    either = (x > 5) | ((x != 0) & (x < 2))
+    np.testing.assert_array_equal(out[:32].reshape(8, 4), 5 * x - 1 + either * 100 + 3000)
+    np.testing.assert_array_equal(out[32:40], np.bitwise_or.reduce(x, axis=1))
+    np.testing.assert_array_equal(out[40:44], np.bitwise_or.reduce(x, axis=0))
+    assert out[44] == np.bitwise_or.reduce(x, axis=None)
+    np.testing.assert_array_equal(out[45:].view(np.float32).reshape(8, 4), x.astype(np.float32) / 2)
+
+
+@tilec.jit
+def per_target(out_ptr):
+    if tl.target_info.cuda_capability_geq(9, 0):
+        code = 90
+    elif tl.target_info.is_cuda():
+        code = 80
+    elif tl.target_info.is_hip_cdna3():
+        code = 942
+    elif tl.target_info.is_hip():
+        code = 1
+    else:
+        code = 2
+    tl.store(out_ptr, code + tl.target_info.current_target().warp_size * 1000)
+
+
+def test_target_info_chooses_the_branch_per_target(target):
+    """tl.target_info (Triton's): compile-time tests of the target, so one source takes a path per
+    target; the branches not taken are not generated."""
+    from tilec.language import target_info
+
+    out = np.zeros(1, np.int32)
+    per_target[(1,)](out)
+    assert out[0] == 1002  # the host targets: warp size 1, neither CUDA nor HIP
+    for arch, code in (("sm_90a", 32090), ("sm_80", 32080), ("gfx942", 64942), ("gfx1100", 32001)):
+        ir = tilec.compile(per_target, {"out_ptr": "*i32"}, target=arch).asm["tile"]
+        assert f"{code} : i32" in ir and "1002 : i32" not in ir, arch
+    assert target_info.current_target() is None and not target_info.is_cuda()  # not compiling

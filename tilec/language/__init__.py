@@ -2,12 +2,13 @@
 
 import builtins as _py
 
-from . import extra, math  # noqa: F401  (tl.math.exp etc., tl.extra.libdevice)
+from . import core, extra, math, target_info  # noqa: F401  (tl.math.exp etc., tl.extra.libdevice)
 from .aggregates import aggregate, constexpr_function
 from .block_pointers import advance, block_pointer, make_block_ptr
 from .builtins import (
     PropagateNan,
     abs,
+    add,
     arange,
     argmax,
     argmin,
@@ -26,6 +27,7 @@ from .builtins import (
     cdiv,
     ceil,
     clamp,
+    condition,
     cos,
     cumprod,
     cumsum,
@@ -47,6 +49,8 @@ from .builtins import (
     load,
     log,
     log2,
+    logical_and,
+    logical_or,
     map_elementwise,
     max,
     max_constancy,
@@ -54,12 +58,14 @@ from .builtins import (
     maximum,
     min,
     minimum,
+    mul,
     multiple_of,
     num_programs,
     permute,
     program_id,
     ravel,
     reduce,
+    reduce_or,
     reshape,
     rsqrt,
     sigmoid,
@@ -70,6 +76,7 @@ from .builtins import (
     static_assert,
     static_print,
     store,
+    sub,
     sum,
     tanh,
     trans,
@@ -124,7 +131,20 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
-from .reorder import assume, cat, flip, gather, histogram, interleave, join, sort, split, swizzle2d, topk
+from .reorder import (
+    assume,
+    bitonic_merge,
+    cat,
+    flip,
+    gather,
+    histogram,
+    interleave,
+    join,
+    sort,
+    split,
+    swizzle2d,
+    topk,
+)
 
 # Triton's cap on a block's elements, which kernels assert against (tl.static_assert(BLOCK <=
 # tl.TRITON_MAX_TENSOR_NUMEL)); tilec's blocks may be larger (the CPU target takes millions), so
@@ -145,10 +165,10 @@ def static_range(*args):
 # Triton's tensor member functions: `x.exp()`, `x.cumprod(0)`, `ptrs.atomic_add(v)`, `x.sort()` ...
 _MEMBER_FUNCTIONS = (
     "abs", "associative_scan", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min",
-    "atomic_or", "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod", "erf", "exp",
-    "exp2", "flip", "floor", "fma", "gather", "histogram", "interleave", "join", "log", "log2", "ravel",
-    "reduce", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "store", "topk",
-    "view", "xor_sum",
+    "atomic_or", "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod", "div_rn", "erf",
+    "exp", "exp2", "flip", "floor", "fma", "gather", "histogram", "interleave", "join", "log", "log2",
+    "logical_and", "logical_or", "ravel", "reduce", "reduce_or", "rsqrt", "sigmoid", "sin", "softmax",
+    "sort", "split", "sqrt", "sqrt_rn", "store", "topk", "view", "xor_sum",
 )  # fmt: skip
 
 
@@ -164,6 +184,9 @@ def _member(fn):
 for _name in _MEMBER_FUNCTIONS:
     if not hasattr(tensor, _name):
         setattr(tensor, _name, _member(globals()[_name]))
+
+# Triton kernels reach the arithmetic through tl.core too (`tl.core.sub(a, b, sanitize_overflow=False)`)
+core.add, core.sub, core.mul = add, sub, mul
 
 pi32_t = pointer_type(int32)  # Triton's name for the int32 pointer type
 

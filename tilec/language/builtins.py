@@ -50,6 +50,12 @@ def _const_int(v, what: str) -> int:
     return int(v)
 
 
+def _const_bool(v, what: str) -> bool:
+    if isinstance(v, tensor):
+        raise SemanticError(f"{what} must be a compile-time constant (tl.constexpr), got a tensor")
+    return bool(v)
+
+
 def _shape(shape, what="shape") -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
@@ -740,6 +746,27 @@ def xor_sum(input, axis=None, keep_dims=False) -> tensor:
     return reduce_tensors([x], axis, lambda a, b: semantic.xor_(a[0], b[0]), keep_dims)[0]
 
 
+@builtin
+def reduce_or(input, axis=None, keep_dims=False) -> tensor:
+    """The bitwise or of the integer elements along `axis` (all of them when None)."""
+    x = to_tensor(input)
+    if not x.dtype.is_int():
+        raise SemanticError(f"tl.reduce_or needs integer elements, got {x.dtype}")
+    return reduce_tensors([x], axis, lambda a, b: semantic.or_(a[0], b[0]), keep_dims)[0]
+
+
+@builtin
+def logical_and(x, y) -> tensor:
+    """Element-wise `x and y` of truth values (nonzero is true); an int1 tensor."""
+    return semantic.logical_and(x, y)
+
+
+@builtin
+def logical_or(x, y) -> tensor:
+    """Element-wise `x or y` of truth values (nonzero is true); an int1 tensor."""
+    return semantic.logical_or(x, y)
+
+
 def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[tensor]:
     """Inclusive scans of `inputs` along `axis` with `combine(lhs_list, rhs_list)`."""
     if not inputs[0].shape:
@@ -986,6 +1013,56 @@ def static_print(*values, sep=" ", end="\n"):
 
 debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_DEBUG
 launch_num_warps = 4  # set by the code generator: the launch's num_warps (tl.extra.cuda.num_warps())
+# set by the code generator: integer +, -, * of kernel code are checked for overflow (Triton's
+# sanitize_overflow, in a debug build the user asked for)
+sanitize_overflow = False
+compile_target = None  # set by the code generator: the target being compiled for (tl.target_info)
+
+_ARITHMETIC = {"add": semantic.add, "sub": semantic.sub, "mul": semantic.mul}
+
+
+def arithmetic(name: str, a, b, sanitize: bool = True) -> tensor:
+    """`a + b`, `a - b` or `a * b` of kernel code (name: add, sub, mul). With sanitize_overflow on,
+    an integer result narrower than 64 bits is also computed in int64 and asserted to fit its type,
+    as Triton's debug builds do: an int32 offset that wraps is reported where it happens instead of
+    becoming a wild address. Signed and unsigned types alike (a kernel that wraps on purpose says
+    so with tl.mul(a, b, sanitize_overflow=False))."""
+    result = _ARITHMETIC[name](a, b)
+    t = result.dtype
+    if sanitize and sanitize_overflow and debug_enabled and t.is_int() and 1 < t.primitive_bitwidth < 64:
+        a, b, _ = semantic._operands(a, b)
+        wide = _ARITHMETIC[name](semantic.cast(a, core.int64), semantic.cast(b, core.int64))
+        bits = t.primitive_bitwidth
+        lo, hi = (0, 2**bits - 1) if t.is_int_unsigned() else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        fits = semantic.and_(semantic.compare("ge", wide, lo), semantic.compare("le", wide, hi))
+        tile.assert_(fits.handle, f"{t} overflow detected for operation {name}")
+    return result
+
+
+@builtin
+def condition(cond, disable_licm=False):
+    """`while tl.condition(i < n):` is `while i < n:` (Triton's loop-condition wrapper; its
+    `disable_licm` is a hint tilec's compiler does not need)."""
+    return cond
+
+
+@builtin
+def add(x, y, sanitize_overflow=True) -> tensor:
+    """`x + y`; `sanitize_overflow=False` exempts this sum from the integer overflow checks of debug
+    builds (for arithmetic that wraps on purpose, such as hashes)."""
+    return arithmetic("add", x, y, _const_bool(sanitize_overflow, "tl.add: sanitize_overflow"))
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True) -> tensor:
+    """`x - y`; `sanitize_overflow=False` as for tl.add."""
+    return arithmetic("sub", x, y, _const_bool(sanitize_overflow, "tl.sub: sanitize_overflow"))
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True) -> tensor:
+    """`x * y`; `sanitize_overflow=False` as for tl.add."""
+    return arithmetic("mul", x, y, _const_bool(sanitize_overflow, "tl.mul: sanitize_overflow"))
 
 
 @builtin

@@ -100,7 +100,10 @@ RANDOM = ["randint", "rand", "randn", "randint4x", "rand4x", "randn4x", "philox"
           "uint_to_uniform_float", "pair_uniform_to_normal"]  # fmt: skip
 
 
-REORDER = ["join", "split", "interleave", "cat", "flip", "sort", "gather", "histogram", "swizzle2d", "assume"]
+REORDER = ["join", "split", "interleave", "cat", "flip", "sort", "bitonic_merge", "gather", "histogram", "swizzle2d",
+           "assume"]  # fmt: skip
+
+TARGET_INFO = ["current_target", "is_cuda", "cuda_capability_geq", "is_hip", "is_hip_cdna3", "is_hip_cdna4"]
 
 
 def render() -> str:
@@ -117,11 +120,14 @@ def render() -> str:
             listed.add(name)
     out.append(_descriptors())
     listed.update(["make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"])
-    from tilec.language import block_pointers, random, reorder
+    from tilec.language import block_pointers, random, reorder, target_info
 
     out.append(_module_section("Block pointers", block_pointers, ["make_block_ptr", "advance"]))
     out.append(_module_section("Random numbers", random, RANDOM))
     out.append(_module_section("Joining, splitting and reordering", reorder, REORDER))
+    out.append(
+        _module_section("Target information (`tl.target_info`)", target_info, TARGET_INFO, "tl.target_info.")
+    )
     out.append(_libdevice())
     listed.update(["make_block_ptr", "advance", *RANDOM, *REORDER])
     aliases = sorted(

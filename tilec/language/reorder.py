@@ -1,5 +1,5 @@
 """Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
-`tl.flip`, `tl.sort`, `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
+`tl.flip`, `tl.sort` (and `tl.bitonic_merge`), `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
@@ -138,25 +138,26 @@ def flip(x, dim=None) -> tensor:
     return builtins.reshape(y, x.shape)
 
 
-@builtin
-def sort(x, dim=None, descending=False) -> tensor:
-    """`x` sorted along `dim` (the last dimension when None; its size a power of two), ascending
-    unless `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
-    compare-and-swap stage pairs the elements that differ in one index bit. NaNs compare false, so
-    where they land is unspecified (as in Triton)."""
+def _sorted_dimension(x, dim, what: str) -> tuple[tensor, int, int]:
+    """(x as a tensor, the dimension normalized, log2 of its size) for tl.sort and friends."""
     x = semantic.to_tensor(x)
     if not x.shape:
-        raise SemanticError("tl.sort: cannot sort a scalar")
+        raise SemanticError(f"{what}: cannot sort a scalar")
     rank = len(x.shape)
     dim = (
-        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.sort: dim"), rank)
+        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, f"{what}: dim"), rank)
     )
     n = x.shape[dim]
     if n & (n - 1):
-        raise SemanticError(f"tl.sort: the sorted dimension must be a power of two, got {n}")
-    bits = n.bit_length() - 1
-    if bits == 0:
-        return x
+        raise SemanticError(f"{what}: the sorted dimension must be a power of two, got {n}")
+    return x, dim, n.bit_length() - 1
+
+
+def _bitonic_stages(x: tensor, dim: int, bits: int, first_stage: int, descending: bool) -> tensor:
+    """Stages `first_stage`..`bits` of the bitonic sorting network along `dim` (of size 2^bits). The
+    dimension is viewed as `bits` axes of size 2; each compare-and-swap step pairs the elements that
+    differ in one index bit. Stage s orders blocks of 2^s, ascending where index bit s is 0 (the last
+    stage, s == bits: all of them), which needs blocks of 2^(s-1) sorted in alternating directions."""
     # axis dim + j holds index bit (bits - 1 - j)
     # (splitting dimension `dim` in row-major order keeps every other element where it was)
     y = builtins.reshape(x, (*x.shape[:dim], *([2] * bits), *x.shape[dim + 1 :]))
@@ -164,8 +165,7 @@ def sort(x, dim=None, descending=False) -> tensor:
     def axis_of(bit):
         return dim + bits - 1 - bit
 
-    for stage in range(1, bits + 1):
-        # within blocks of 2^stage: ascending where index bit `stage` is 0 (the last stage: all)
+    for stage in range(first_stage, bits + 1):
         if stage < bits:
             reverse = semantic.compare("eq", _index_along(y.shape, axis_of(stage)), 1)
         for bit in range(stage - 1, -1, -1):
@@ -189,6 +189,25 @@ def sort(x, dim=None, descending=False) -> tensor:
             )
             y = semantic.where(first, smaller, larger)
     return builtins.reshape(y, x.shape)
+
+
+@builtin
+def sort(x, dim=None, descending=False) -> tensor:
+    """`x` sorted along `dim` (the last dimension when None; its size a power of two), ascending
+    unless `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
+    compare-and-swap stage pairs the elements that differ in one index bit. NaNs compare false, so
+    where they land is unspecified (as in Triton)."""
+    x, dim, bits = _sorted_dimension(x, dim, "tl.sort")
+    return _bitonic_stages(x, dim, bits, 1, bool(descending)) if bits else x
+
+
+@builtin
+def bitonic_merge(x, dim=None, descending=False) -> tensor:
+    """The last stage of tl.sort's network along `dim` (the last dimension when None; a power of
+    two): sorts `x` where it is bitonic along `dim` (rises then falls, or falls then rises, such as
+    an ascending half followed by a descending one); other inputs come out permuted, not sorted."""
+    x, dim, bits = _sorted_dimension(x, dim, "tl.bitonic_merge")
+    return _bitonic_stages(x, dim, bits, bits, bool(descending)) if bits else x
 
 
 @builtin

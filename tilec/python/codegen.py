@@ -855,6 +855,8 @@ class CodeGenerator(ast.NodeVisitor):
             return _py_binop(type(op), lhs, rhs)
         if fn is None:
             raise _Unsupported(f"operator {type(op).__name__} is not supported on tensors")
+        if name in ("__add__", "__sub__", "__mul__"):  # checked for integer overflow in debug builds
+            return tlb.arithmetic(name[2:5], lhs, rhs)
         return fn(lhs, rhs)
 
     def visit_BinOp(self, node):
@@ -1169,7 +1171,15 @@ def _tuple_argument(structure, scope: dict) -> tuple:
     return tuple(_tuple_argument(s, scope) if not isinstance(s, str) else scope[s] for s in structure)
 
 
-def build_module(jit_fn, arg_specs: dict, *, debug: bool = False, num_warps: int = 4) -> ir.Module:
+def build_module(
+    jit_fn,
+    arg_specs: dict,
+    *,
+    debug: bool = False,
+    num_warps: int = 4,
+    sanitize_overflow: bool = False,
+    target: str | None = None,
+) -> ir.Module:
     """Tile IR for `jit_fn` specialized by `arg_specs`.
 
     `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
@@ -1177,7 +1187,8 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False, num_warps: int
     tensor descriptor ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
     parts, or for a tuple ("tuple", its elements' names, nested) after the specs of its elements.
     The module lives in a fresh context with the tile dialect loaded. `num_warps` is the launch's,
-    which `tl.extra.cuda.num_warps()` returns as a constant.
+    which `tl.extra.cuda.num_warps()` returns as a constant; `sanitize_overflow` adds debug checks of
+    integer +, -, * (tl.add); `target` is what tl.target_info reports (None: no target).
     """
     ctx = tile.make_context()
     src = jit_fn.source_info()
@@ -1226,12 +1237,18 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False, num_warps: int
                 else:
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)
-            saved = (tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled, tlb.launch_num_warps)
-            tlb._active += 1
-            tlb.call_combine = gen.call_combine
-            tlb.call_jit = gen.call_jit
-            tlb.debug_enabled = debug
-            tlb.launch_num_warps = num_warps
+            settings = {
+                "_active": tlb._active + 1,
+                "call_combine": gen.call_combine,
+                "call_jit": gen.call_jit,
+                "debug_enabled": debug,
+                "launch_num_warps": num_warps,
+                "sanitize_overflow": sanitize_overflow,
+                "compile_target": target,
+            }
+            saved = {name: getattr(tlb, name) for name in settings}
+            for name, value in settings.items():
+                setattr(tlb, name, value)
             try:
                 with ir.InsertionPoint(entry):
                     gen.visit_statements(_tail_returns(src.fndef.body))
@@ -1239,7 +1256,8 @@ def build_module(jit_fn, arg_specs: dict, *, debug: bool = False, num_warps: int
                         raise gen.error(src.fndef, "a kernel cannot return a value")
                     func.ReturnOp([])
             finally:
-                tlb._active, tlb.call_combine, tlb.call_jit, tlb.debug_enabled, tlb.launch_num_warps = saved
+                for name, value in saved.items():
+                    setattr(tlb, name, value)
         errors = tile.verify_tile_ops(module.operation)
         if errors:
             raise CompilationError(

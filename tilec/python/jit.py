@@ -296,16 +296,16 @@ class JITFunction:
         return tuple(structure)
 
     def _launch_options(self, kwargs: dict, num_warps, num_stages) -> tuple[int, int, tuple]:
-        """(num_warps, num_stages, (debug, maxnreg, waves_per_eu, enable_fp_fusion, launch_pdl)) of a
-        launch, taking
+        """(num_warps, num_stages, (debug, maxnreg, waves_per_eu, enable_fp_fusion, launch_pdl,
+        sanitize_overflow)) of a launch, taking
         Triton's option keywords out of `kwargs`. A kernel may have a parameter named num_warps or
         num_stages (Triton's softmax tutorial loops with `tl.range(..., num_stages=num_stages)`): as
         in Triton, the keyword then goes to the parameter, and the option keeps its default. Triton's
         other compile options are taken where tilec has their meaning (`debug`: device assertions for
         this launch; `maxnreg`: a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy
         target for AMD's LLVM; `enable_fp_fusion`: whether GPUs may fuse fp32 a * b + c into one FMA;
-        `launch_pdl`: programmatic dependent launch on NVIDIA sm_90+; `num_ctas=1`) and refused by name
-        otherwise."""
+        `launch_pdl`: programmatic dependent launch on NVIDIA sm_90+; `sanitize_overflow`: integer
+        overflow checks in debug builds; `num_ctas=1`) and refused by name otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
@@ -319,7 +319,7 @@ class JITFunction:
         if type(num_stages) is not int or num_stages < 0:
             raise ValueError(f"{self.__name__}: num_stages must be a non-negative int, got {num_stages!r}")
         if params.issuperset(kwargs):  # the usual launch: nothing else to take out
-            return num_warps, num_stages, (None, None, 0, None, False)
+            return num_warps, num_stages, (None, None, 0, None, False, True)
         debug = kwargs.pop("debug", None) if "debug" not in params else None
         maxnreg = kwargs.pop("maxnreg", None) if "maxnreg" not in params else None
         waves = kwargs.pop("waves_per_eu", 0) if "waves_per_eu" not in params else 0
@@ -329,6 +329,9 @@ class JITFunction:
         pdl = kwargs.pop("launch_pdl", False) if "launch_pdl" not in params else False
         if type(pdl) is not bool:
             raise TypeError(f"{self.__name__}: launch_pdl must be True or False, got {pdl!r}")
+        sanitize = kwargs.pop("sanitize_overflow", True) if "sanitize_overflow" not in params else True
+        if type(sanitize) is not bool:
+            raise TypeError(f"{self.__name__}: sanitize_overflow must be True or False, got {sanitize!r}")
         if type(waves) is not int or not 0 <= waves <= 16:
             raise TypeError(f"{self.__name__}: waves_per_eu must be an int from 0 to 16, got {waves!r}")
         if "num_ctas" in kwargs and "num_ctas" not in params:
@@ -355,7 +358,8 @@ class JITFunction:
                     f"{self.__name__}: '{name}' is a Triton compile/launch option that tilec does not "
                     "implement; drop it from the launch (or the autotune config)"
                 )
-        return num_warps, num_stages, (None if debug is None else bool(debug), maxnreg, waves, fusion, pdl)
+        debug = None if debug is None else bool(debug)
+        return num_warps, num_stages, (debug, maxnreg, waves, fusion, pdl, sanitize)
 
     def _position(self, kernel_arg: str):
         """Where a compiled kernel's argument comes from: a parameter's index, or (index, attribute,
@@ -384,7 +388,7 @@ class JITFunction:
         part = getattr(value, position[1])
         return part if position[2] is None else part[position[2]]
 
-    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None, 0, None, False)):
+    def _launch_key(self, args, kwargs, num_warps, num_stages, extra=(None, None, 0, None, False, True)):
         """A cheap hashable summary of everything specialization depends on (None: use the slow path)."""
         names = self.arg_names
         n = len(names)
@@ -424,11 +428,13 @@ class JITFunction:
         except (CompilationError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None
 
-    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0, None, False)):
+    def _compiled(self, bound, target, num_warps, num_stages, extra=(None, None, 0, None, False, True)):
         from tilec import compiler
 
         specs, spec_key = self.specialize(bound)
-        debug, maxnreg, waves, fusion, pdl = extra
+        debug, maxnreg, waves, fusion, pdl, sanitize = extra
+        # overflow checks where the user asked for a debug build (not the interpreter's default one)
+        sanitize = sanitize and (self._explicit_debug() if debug is None else debug)
         debug = self._debug(target) if debug is None else debug
         fusion = compiler.default_fp_fusion() if fusion is None else fusion
         key = (
@@ -441,6 +447,7 @@ class JITFunction:
             waves,
             fusion,
             pdl,
+            sanitize,
             _target_environment()[2],
         )
         kernel = self.cache.get(key)
@@ -453,21 +460,26 @@ class JITFunction:
                 waves_per_eu=waves,
                 enable_fp_fusion=fusion,
                 launch_pdl=pdl,
+                sanitize_overflow=sanitize,
             )
             kernel = compiler.compile_specs(self, specs, target, options)
             self.cache[key] = kernel
         return kernel
 
     def _debug(self, target) -> bool:
+        return self._explicit_debug() or (self.debug is None and target == "interpreter")
+
+    def _explicit_debug(self) -> bool:
+        """Whether the user asked for a debug build: @tilec.jit(debug=...), else TILEC_DEBUG."""
         if self.debug is not None:
             return bool(self.debug)
-        return bool(os.environ.get("TILEC_DEBUG")) or target == "interpreter"
+        return bool(os.environ.get("TILEC_DEBUG"))
 
 
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
 _TRITON_OPTIONS_NOT_SUPPORTED = (
     "matrix_instr_nonkdim", "kpack",
-    "launch_cooperative_grid", "sanitize_overflow", "extern_libs", "num_buffers_warp_spec",
+    "launch_cooperative_grid", "extern_libs", "num_buffers_warp_spec",
     "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
 )  # fmt: skip
 
@@ -733,12 +745,18 @@ _ENVIRON_DATA = getattr(os.environ, "_data", None) if os.name == "posix" else No
 
 
 def _target_environment() -> tuple:
-    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch, and TILEC_NO_TMA,
-    which changes what is compiled for it."""
+    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch, and TILEC_NO_TMA and
+    TILEC_DEBUG, which change what is compiled for it (set between launches, they take effect)."""
     if _ENVIRON_DATA is not None:
         get = _ENVIRON_DATA.get
-        return get(b"TILEC_INTERPRET"), get(b"TILEC_TARGET"), get(b"TILEC_NO_TMA")
-    return os.environ.get("TILEC_INTERPRET"), os.environ.get("TILEC_TARGET"), os.environ.get("TILEC_NO_TMA")
+        return get(b"TILEC_INTERPRET"), get(b"TILEC_TARGET"), get(b"TILEC_NO_TMA"), get(b"TILEC_DEBUG")
+    environ = os.environ
+    return (
+        environ.get("TILEC_INTERPRET"),
+        environ.get("TILEC_TARGET"),
+        environ.get("TILEC_NO_TMA"),
+        environ.get("TILEC_DEBUG"),
+    )
 
 
 _GRID_LIMIT = 2**31  # program ids are int32
