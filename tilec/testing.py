@@ -1,5 +1,5 @@
 """Timing and checking helpers for benchmarks, tests and the autotuner, as Triton's `triton.testing`:
-`do_bench` (budgets in ms), `Benchmark` + `perf_report` (the tutorials' benchmark tables and plots)
+`do_bench` (budgets in ms), `do_bench_cudagraph`, `Benchmark` + `perf_report` (the tutorials' benchmark tables and plots)
 and `assert_close`."""
 
 from __future__ import annotations
@@ -40,16 +40,8 @@ def do_bench(
     otherwise `return_mode` picks "median" (the default here; Triton's is "mean"), "mean", "min",
     "max" or "all" (every time); `grad_to_none` lists tensors whose `.grad` is reset before each
     call. `quantile` (one number) is tilec's older form of `quantiles=[q]`."""
-    if return_mode not in ("median", "mean", "min", "max", "all"):
-        raise ValueError(f"do_bench: return_mode must be median, mean, min, max or all, got {return_mode!r}")
-    if grad_to_none:
-        timed_fn = fn
-
-        def fn():
-            for x in grad_to_none:
-                x.grad = None
-            return timed_fn()
-
+    _check_return_mode("do_bench", return_mode)
+    fn = _resetting_grads(fn, grad_to_none)
     sync = _cuda_sync() if device == "cuda" else (lambda: None)
     fn()
     sync()
@@ -90,6 +82,70 @@ def do_bench(
             times.append((time.perf_counter() - t0) * 1e3)
     if quantile is not None and quantiles is None:
         return _quantiles(times, [quantile])[0]
+    return _summary(times, quantiles, return_mode)
+
+
+def do_bench_cudagraph(fn, rep: float = 20, grad_to_none=None, quantiles=None, return_mode: str = "mean"):
+    """Milliseconds per call of `fn` replayed from a CUDA graph (torch's), so that the host's launch
+    overhead, which do_bench measures too, is left out. As Triton's: about `rep` ms worth of calls are
+    captured one after another in a graph, the graph is replayed 10 times, and each replay's time is
+    divided by the calls it holds; `return_mode` ("mean" by default, as in Triton), `quantiles` and
+    `grad_to_none` as in do_bench. `fn` runs once before the capture, so its kernels are compiled and
+    loaded outside it."""
+    _check_return_mode("do_bench_cudagraph", return_mode)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available():
+        raise RuntimeError("do_bench_cudagraph needs torch with a CUDA GPU (CUDA graphs are torch's here)")
+    fn = _resetting_grads(fn, grad_to_none)
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    with torch.cuda.stream(torch.cuda.Stream()):  # capture is not allowed on the legacy default stream
+        fn()
+        torch.cuda.synchronize()
+        begin.record()
+        for _ in range(5):
+            fn()
+        end.record()
+        end.synchronize()
+        estimate_ms = begin.elapsed_time(end) / 5
+        calls = 1000 if estimate_ms <= 0 else max(1, int(rep / estimate_ms))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(10):
+            begin.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            times.append(begin.elapsed_time(end) / calls)
+    return _summary(times, quantiles, return_mode)
+
+
+def _check_return_mode(who: str, return_mode: str) -> None:
+    if return_mode not in ("median", "mean", "min", "max", "all"):
+        raise ValueError(f"{who}: return_mode must be median, mean, min, max or all, got {return_mode!r}")
+
+
+def _resetting_grads(fn, grad_to_none):
+    """`fn`, resetting the `.grad` of the tensors in `grad_to_none` before each call."""
+    if not grad_to_none:
+        return fn
+
+    def resetting():
+        for x in grad_to_none:
+            x.grad = None
+        return fn()
+
+    return resetting
+
+
+def _summary(times: list, quantiles, return_mode: str):
+    """`times` reduced as do_bench's `quantiles` / `return_mode` ask."""
     if quantiles is not None:
         found = _quantiles(times, list(quantiles))
         return found[0] if len(found) == 1 else found

@@ -66,6 +66,22 @@ def test_runtime_driver_on_the_host(monkeypatch):
     assert active.get_device_interface() is None
 
 
+def test_do_bench_cudagraph_needs_a_gpu():
+    from tilec.testing import do_bench_cudagraph
+
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is there (test_cuda_graphs.py times it)")
+    except ImportError:
+        pass
+    with pytest.raises(RuntimeError, match="do_bench_cudagraph needs torch with a CUDA GPU"):
+        do_bench_cudagraph(lambda: None)
+    with pytest.raises(ValueError, match="return_mode must be"):
+        do_bench_cudagraph(lambda: None, return_mode="fastest")
+
+
 @pytest.mark.gpu
 @needs_gpu
 def test_runtime_driver_on_a_gpu():

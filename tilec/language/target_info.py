@@ -8,22 +8,21 @@ as compile-time values, so that one source can take a path per target:
     else:
         y = portable_tanh(x)
 
-`current_target()` is a `Target(backend, arch, warp_size)`: backend "cuda" (arch: compute capability
-as Triton writes it, 90 for sm_90a), "hip" (arch: "gfx942", ...), "cpu" or "interpreter" (arch: the
-same word, warp_size 1). Outside a kernel's compilation there is no target: current_target() is None
+`current_target()` is a `GPUTarget(backend, arch, warp_size)` (tilec.runtime's, as Triton's): backend
+"cuda" (arch: compute capability as Triton writes it, 90 for sm_90a), "hip" (arch: "gfx942", ...),
+"cpu" or "interpreter" (arch "host", warp_size 1). Outside a kernel's compilation there is no target: current_target() is None
 and the tests are False. Triton's interpreter reports the GPU of the machine; tilec's reports
 "interpreter", since GPU-only code (inline PTX) cannot run there.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from tilec.runtime import GPUTarget
 
 from . import builtins as _builtins
 from .aggregates import constexpr_function
 
 __all__ = [
-    "Target",
     "cuda_capability_geq",
     "current_target",
     "is_cuda",
@@ -33,23 +32,17 @@ __all__ = [
 ]
 
 
-class Target(NamedTuple):
-    backend: str
-    arch: int | str
-    warp_size: int
-
-
 @constexpr_function
-def current_target() -> Target | None:
+def current_target() -> GPUTarget | None:
     """The target being compiled for (None outside a kernel's compilation)."""
     name = _builtins.compile_target
     if name is None:
         return None
     if name.startswith("sm_"):  # sm_90a -> 90, sm_100a -> 100, sm_80 -> 80
-        return Target("cuda", int(name[3:].rstrip("abf")), 32)
+        return GPUTarget("cuda", int(name[3:].rstrip("abf")), 32)
     if name.startswith("gfx"):
-        return Target("hip", name, 64 if name.startswith("gfx9") else 32)
-    return Target(name, name, 1)
+        return GPUTarget("hip", name, 64 if name.startswith("gfx9") else 32)
+    return GPUTarget(name, "host", 1)
 
 
 @constexpr_function
