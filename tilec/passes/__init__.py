@@ -5,6 +5,7 @@ from __future__ import annotations
 from .axis_info import AxisInfoPass
 from .base import PassError, TilePass
 from .canonicalize import CanonicalizePass
+from .check_bounds import CheckBoundsPass
 from .convert_tile_to_gpu import ConvertTileToGpuPass
 from .convert_tile_to_linalg import ConvertTileToLinalgPass
 from .cpu_atomics import CpuAtomicsPass
@@ -39,6 +40,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         ExpandFloat64MathPass,
         AxisInfoPass,
         HoistLoadsPass,
+        CheckBoundsPass,
         PipelineLoadsPass,
         ConvertTileToGpuPass,
         RematerializeThreadValuesPass,

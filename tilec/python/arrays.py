@@ -103,16 +103,36 @@ def describe(value) -> ArrayInfo | None:
 
 def byte_span(array: np.ndarray) -> tuple[int, int]:
     """[start, end) of the bytes a NumPy array spans, its strides (negative ones too) included."""
-    address = array.__array_interface__["data"][0]
-    if array.size == 0:
+    return _span(array.__array_interface__["data"][0], array.shape, array.strides, array.itemsize)
+
+
+def device_byte_span(value) -> tuple[int, int]:
+    """[start, end) of the bytes a GPU array spans: a torch tensor, or any object with
+    `__cuda_array_interface__` (CuPy, Numba, ...), strides included."""
+    if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
+        size = value.element_size()
+        return _span(value.data_ptr(), value.shape, [s * size for s in value.stride()], size)
+    interface = value.__cuda_array_interface__
+    shape, size = interface["shape"], np.dtype(interface["typestr"]).itemsize
+    strides = interface.get("strides")
+    if strides is None:  # C-contiguous
+        strides, step = [], size
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= n
+    return _span(interface["data"][0], shape, strides, size)
+
+
+def _span(address: int, shape, strides, itemsize: int) -> tuple[int, int]:
+    if any(n == 0 for n in shape):
         return address, address
     lo = hi = 0
-    for n, stride in zip(array.shape, array.strides):
+    for n, stride in zip(shape, strides):
         if stride >= 0:
             hi += (n - 1) * stride
         else:
             lo += (n - 1) * stride
-    return address + lo, address + hi + array.itemsize
+    return address + lo, address + hi + itemsize
 
 
 def host_view(value) -> np.ndarray:

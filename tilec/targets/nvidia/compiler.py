@@ -50,12 +50,18 @@ def uses_tma(arch: str) -> bool:
 
 
 def stages(
-    arch: str, num_warps: int, num_stages: int = 3, wgmma_depth: int | None = None, fp_fusion: bool = True
+    arch: str,
+    num_warps: int,
+    num_stages: int = 3,
+    wgmma_depth: int | None = None,
+    fp_fusion: bool = True,
+    debug: bool = False,
 ) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
     sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead (or `wgmma_depth`),
-    as asynchronous copies into shared memory (cp_async.py), which costs no registers."""
+    as asynchronous copies into shared memory (cp_async.py), which costs no registers. With `debug`,
+    every access is checked against the arrays passed (tile-check-bounds)."""
     pipelining = ""
     if num_stages >= 2:
         depth = num_stages - 1 if wgmma_depth is None else wgmma_depth
@@ -64,7 +70,8 @@ def stages(
     return [
         Stage(
             "gpu",
-            f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
+            ("tile-check-bounds," if debug else "")
+            + f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
@@ -89,6 +96,7 @@ def lower(
     asm: dict,
     num_stages: int = 3,
     fp_fusion: bool = True,
+    debug: bool = False,
 ) -> tuple[str, int, list]:
     """Runs the stages in place; returns the PTX, the bytes of dynamic shared memory it needs and
     what the launcher encodes for its tensor-map parameters (tensor_maps).
@@ -104,7 +112,7 @@ def lower(
         attempts = [(num_stages, depth) for depth in range(num_stages - 1, 0, -1)] + [(1, None)]
     for attempt, (stages_now, depth) in enumerate(attempts):
         backup = module.operation.clone() if attempt + 1 < len(attempts) else None
-        gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion)
+        gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion, debug)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
         shared, maps = shared_bytes(module), tensor_maps(module)
         if backup is None or shared <= mma.SMEM_LIMIT:
@@ -270,7 +278,7 @@ def compile(kernel, module: ir.Module) -> None:
     user_asm = _inline_asm_location(module)
     ptx, shared, maps = lower(
         module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages,
-        kernel.options.enable_fp_fusion,
+        kernel.options.enable_fp_fusion, kernel.options.debug,
     )  # fmt: skip
     from tilec.timing import timed
 
@@ -301,3 +309,5 @@ def compile(kernel, module: ir.Module) -> None:
     )
     if maps:
         kernel.metadata["tensor_maps"] = maps
+    if kernel.options.debug:  # the launcher passes each pointer argument's byte range (tile-check-bounds)
+        kernel.metadata["bounds_checked"] = True

@@ -153,7 +153,13 @@ class Launcher:
         map_specs = kernel.metadata.get("tensor_maps") or []
         map_slots = [(ctypes.c_ubyte * MAP_BYTES)() for _ in map_specs]
         self.tensor_maps = TensorMaps(kernel.name, map_specs, map_slots) if map_specs else None
-        every = self.slots + map_slots
+        # debug builds (tile-check-bounds): the byte range of each pointer argument, after the arguments
+        self.ranges = []
+        if kernel.metadata.get("bounds_checked"):
+            pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
+            self.ranges = [(i, ctypes.c_uint64(), ctypes.c_uint64()) for i in pointers]
+        range_slots = [slot for _, lo, hi in self.ranges for slot in (lo, hi)]
+        every = self.slots + range_slots + map_slots
         self.params = (ctypes.c_void_p * max(1, len(every)))(*[ctypes.addressof(b) for b in every])
         self.params_address = ctypes.addressof(self.params)
         self.pointers = [(i, self.slots[i]) for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
@@ -237,6 +243,8 @@ class Launcher:
                 return
             if self.tensor_maps is not None:
                 self.tensor_maps.fill(lambda i: self.slots[i].value, args)
+            for i, lo, hi in self.ranges:
+                lo.value, hi.value = arrays.device_byte_span(args[i])
             if source is not None and hasattr(source, "get_device"):
                 device = source.get_device()
             entry = self.functions.get(device) or self.function(device)
