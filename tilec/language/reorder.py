@@ -1,5 +1,6 @@
 """Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
-`tl.flip`, `tl.sort` (and `tl.bitonic_merge`), `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and `tl.assume`, as in Triton.
+`tl.flip`, `tl.sort` (and `tl.bitonic_merge`), `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and
+`tl.assume`, as in Triton.
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already

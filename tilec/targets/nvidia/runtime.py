@@ -170,8 +170,9 @@ class Launcher:
         self.driver = _driver()
         self.programmatic = bool(getattr(kernel.options, "launch_pdl", False))
 
-    def function(self, index: int) -> tuple[int, int]:
-        """The kernel on device `index` (its module is loaded there on first use) and its context."""
+    def function(self, index: int) -> tuple:
+        """The kernel on device `index` (its module is loaded there on first use), its context, its
+        module and its cuLaunchKernelEx configuration (None: launched by cuLaunchKernel)."""
         _ensure_context(index)
         module = _check(cu.cuModuleLoadData(self.image), f"loading {self.name}")
         fn = _check(cu.cuModuleGetFunction(module, self.name.encode()), f"cuModuleGetFunction({self.name})")
