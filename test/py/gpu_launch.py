@@ -43,3 +43,36 @@ def torch_launcher(device="cuda"):
                 a[...] = to_host(t, a).reshape(a.shape)
 
     return launch
+
+
+def run_script(tmp_path, name: str, text: str, *args: str):
+    """Runs `text` as a Python script in a fresh process with a disk cache of its own under tmp_path."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / name
+    script.write_text(text)
+    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+_SYNCHRONIZE = """
+try:
+    torch.cuda.synchronize()
+    print("no error")
+except Exception as e:  # the context is unusable now, as after any device-side assert
+    print("raised:", type(e).__name__)
+"""
+
+
+def device_assertion_output(tmp_path, name: str, script: str) -> str:
+    """The output of `script` (which imports torch and ends with a launch that must fail a device
+    assertion), run in a process of its own, as a failed assertion leaves the CUDA context unusable,
+    followed by a synchronization that must raise."""
+    r = run_script(tmp_path, name, script + _SYNCHRONIZE)
+    out = r.stdout + r.stderr
+    assert "no error" not in out, out[-3000:]
+    return out

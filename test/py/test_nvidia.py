@@ -5,7 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
-from gpu_launch import needs_gpu
+from gpu_launch import needs_gpu, run_script
 from suite import CASES, check
 
 import tilec
@@ -226,26 +226,12 @@ print("mlir imported:", sys.modules.get("mlir") is not None)
 """
 
 
-def _run_script(tmp_path, name: str, text: str, *args: str):
-    """Runs `text` as a Python script in a fresh process with a disk cache of its own under tmp_path."""
-    import os
-    import subprocess
-    import sys
-
-    script = tmp_path / name
-    script.write_text(text)
-    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path / "cache")}
-    return subprocess.run(
-        [sys.executable, str(script), *args], capture_output=True, text=True, env=env, timeout=300
-    )
-
-
 @pytest.mark.gpu
 @needs_gpu
 def test_cached_gpu_kernel_launches_without_mlir(tmp_path):
-    first = _run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH)
+    first = run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH)
     assert first.returncode == 0, first.stderr
-    second = _run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH, "--forbid-mlir")
+    second = run_script(tmp_path, "axpy.py", GPU_CACHED_LAUNCH, "--forbid-mlir")
     assert second.returncode == 0, second.stderr
     assert "mlir imported: False" in second.stdout
 
@@ -281,7 +267,7 @@ except Exception as e:  # the context is unusable now, as after any device-side 
 @pytest.mark.gpu
 @needs_gpu
 def test_device_print_and_assert_on_gpu(tmp_path):
-    r = _run_script(tmp_path, "debug_ops.py", DEBUG_OPS_ON_GPU)
+    r = run_script(tmp_path, "debug_ops.py", DEBUG_OPS_ON_GPU)
     out = r.stdout + r.stderr
     for pid in (0, 1):
         for i in range(4):
