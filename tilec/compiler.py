@@ -49,6 +49,7 @@ def default_fp_fusion() -> bool:
 
 # the message of an access tile-cpu-check-bounds found outside the kernel's arrays (after its location)
 _BOUNDS_REPORT = re.compile(r"(\S+:\d+:\d+: )?out-of-bounds ")
+_LOCATED = re.compile(r"(\S+:\d+:\d+): (.*)", re.DOTALL)  # an assertion's message after its location
 
 
 class Metadata(dict):
@@ -114,6 +115,9 @@ class CompiledKernel:
             text = messages[code - 1]
             if _BOUNDS_REPORT.match(text):  # tile-cpu-check-bounds' report, not an assertion of the user's
                 return text
+            located = _LOCATED.match(text)
+            if located:  # where first, as the interpreter and compile errors put it
+                return f"{located[1]}: device assertion failed: {located[2]}"
             return f"device assertion failed: {text}"
         return "device assertion failed"
 
