@@ -15,6 +15,7 @@ import tilec
 import tilec.language as tl
 from tilec.language import float64_math, semantic
 from tilec.language.builtins import builtin
+from tilec.language.extra import libdevice
 
 
 @builtin
@@ -151,3 +152,25 @@ def test_float32_fma_rounds_once(target):
         for x, y, z in zip(a, b, c)
     ]
     np.testing.assert_array_equal(out, np.array(want, np.float32))
+
+
+@tilec.jit
+def log1p_expm1(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, libdevice.log1p(x))
+    tl.store(out_ptr + N + offs, libdevice.expm1(x))
+
+
+def test_float64_log1p_and_expm1_to_a_few_ulp(target):
+    """float64 operands get float64 series (they had float32's, 1e-10 relative off near 0)."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([
+        rng.uniform(-0.25, 1 / 3, 100), rng.uniform(-0.35, 0.35, 100), [1e-300, -3e-17, 2.0**-30, 0.34, 5.0, -0.9],
+        rng.uniform(-0.99, 20.0, 50),
+    ])  # fmt: skip
+    x = np.resize(x, 256)
+    out = np.zeros(512)
+    log1p_expm1[(1,)](x, out, N=256)
+    np.testing.assert_allclose(out[:256], np.log1p(x), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(out[256:], np.expm1(x), rtol=1e-15, atol=0)

@@ -187,22 +187,25 @@ def _horner(x: tensor, coefficients: list[float]) -> tensor:
 @builtin
 def log1p(x) -> tensor:
     """log(1 + x), accurate for small x: for 1 + x in [0.75, 1.33], 2 atanh(s) with s = x / (2 + x)
-    as its odd series (five terms: s^11 / 11 < 3e-11 relative), elsewhere log(1 + x) (the GPUs' log
-    is accurate relative to log2 values away from 0, not near 1)."""
+    (|s| <= 1/7) as its odd series (float32: five terms, s^11 / 11 < 3e-11 relative; float64: eleven,
+    s^23 / 23 < 1e-20), elsewhere log(1 + x) (the GPUs' log is accurate relative to log2 values away
+    from 0, not near 1)."""
     x = _float(x, "log1p")
     s = semantic.truediv(x, semantic.add(x, 2.0), precise=True)
     s2 = semantic.mul(s, s)
-    series = semantic.mul(semantic.mul(s, 2.0), _horner(s2, [1.0, 1 / 3, 1 / 5, 1 / 7, 1 / 9]))
+    terms = 11 if x.dtype.is_fp64() else 5
+    series = semantic.mul(semantic.mul(s, 2.0), _horner(s2, [1 / (2 * k + 1) for k in range(terms)]))
     near = semantic.logical_and(semantic.compare("ge", x, -0.25), semantic.compare("le", x, 1 / 3))
     return semantic.where(near, series, builtins.log(semantic.add(x, 1.0)))
 
 
 @builtin
 def expm1(x) -> tensor:
-    """exp(x) - 1, accurate for small x: for |x| < 0.35 its Taylor series (to x^9 / 9!: < 1e-11
-    relative), elsewhere exp(x) - 1."""
+    """exp(x) - 1, accurate for small x: for |x| < 0.35 its Taylor series (float32: to x^9 / 9!, the
+    rest < 1e-11 relative; float64: to x^16 / 16!, the rest < 1e-21), elsewhere exp(x) - 1."""
     x = _float(x, "expm1")
-    factorials = [1.0 / _math.factorial(k) for k in range(1, 10)]
+    last = 16 if x.dtype.is_fp64() else 9
+    factorials = [1.0 / _math.factorial(k) for k in range(1, last + 1)]
     series = semantic.mul(x, _horner(x, factorials))
     near = semantic.compare("lt", semantic.abs_(x), 0.35)
     return semantic.where(near, series, semantic.sub(builtins.exp(x), 1.0))
