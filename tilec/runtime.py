@@ -26,6 +26,18 @@ class GPUTarget(NamedTuple):
     warp_size: int
 
 
+def target_of(name: str) -> GPUTarget:
+    """The GPUTarget of a tilec target name: "sm_90a" -> ("cuda", 90, 32), "gfx942" -> ("hip",
+    "gfx942", 64), "gfx1100" -> ("hip", "gfx1100", 32); "cpu" and "interpreter" -> (name, "host", 1)."""
+    from tilec.targets import wavefront_size
+
+    if name.startswith("sm_"):  # compute capability as Triton writes it: sm_100a -> 100
+        return GPUTarget("cuda", int(name[3:].rstrip("abf")), 32)
+    if name.startswith("gfx"):
+        return GPUTarget("hip", name, wavefront_size(name))
+    return GPUTarget(name, "host", 1)
+
+
 class _Utils:
     def __init__(self, backend: str):
         self.backend = backend
@@ -100,14 +112,12 @@ class _ActiveDriver:
         if self.backend == "cuda":
             from tilec.targets.nvidia import runtime as nv
 
-            arch = nv.device_arch(self.get_current_device())
-            return GPUTarget("cuda", int(arch[3:].rstrip("a")), 32)
+            return target_of(nv.device_arch(self.get_current_device()))
         if self.backend == "hip":
             from tilec.targets.amd import runtime as amd
 
-            arch = amd.device_arch(self.get_current_device())
-            return GPUTarget("hip", arch, 32 if arch.startswith("gfx1") else 64)
-        return GPUTarget("cpu", "host", 1)
+            return target_of(amd.device_arch(self.get_current_device()))
+        return target_of("cpu")
 
     def get_current_device(self) -> int:
         try:

@@ -17,7 +17,7 @@ and the tests are False. Triton's interpreter reports the GPU of the machine; ti
 
 from __future__ import annotations
 
-from tilec.runtime import GPUTarget
+from tilec.runtime import GPUTarget, target_of
 
 from . import builtins as _builtins
 from .aggregates import constexpr_function
@@ -36,13 +36,7 @@ __all__ = [
 def current_target() -> GPUTarget | None:
     """The target being compiled for (None outside a kernel's compilation)."""
     name = _builtins.compile_target
-    if name is None:
-        return None
-    if name.startswith("sm_"):  # sm_90a -> 90, sm_100a -> 100, sm_80 -> 80
-        return GPUTarget("cuda", int(name[3:].rstrip("abf")), 32)
-    if name.startswith("gfx"):
-        return GPUTarget("hip", name, 64 if name.startswith("gfx9") else 32)
-    return GPUTarget(name, "host", 1)
+    return None if name is None else target_of(name)
 
 
 @constexpr_function

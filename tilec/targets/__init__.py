@@ -14,6 +14,11 @@ def target_family(name: str) -> str:
     raise ValueError(f"unknown target '{name}' (expected cpu, sm_80, sm_90a, gfx942, ... or interpreter)")
 
 
+def wavefront_size(arch: str) -> int:
+    """Threads per wave of an AMD GPU: 64 on CDNA (gfx9xx), 32 on RDNA (gfx10xx and later)."""
+    return 64 if arch.startswith("gfx9") else 32
+
+
 def get_target(name: str):
     """The compiler module for a target name: "cpu", "sm_80"/"sm_90a" (NVIDIA), "gfx942" (AMD)."""
     family = target_family(name)

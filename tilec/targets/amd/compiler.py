@@ -19,15 +19,12 @@ import re
 
 from mlir import ir
 
+from tilec.targets import wavefront_size
 from tilec.targets.stages import run_stage, shared_bytes
 from tilec.targets.tools import ToolError, find_lld, run_tool
 from tilec.timing import timed
 
 WAVE64 = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
-
-
-def wavefront_size(arch: str) -> int:
-    return 64 if arch.startswith("gfx9") else 32
 
 
 def has_mfma(arch: str) -> bool:
