@@ -1,10 +1,11 @@
-"""float64 exp, exp2, log, log2, rsqrt, sin, cos and tanh on GPUs (tile-expand-float64-math): the float64
+"""float64 exp, exp2, log, log2, rsqrt, sin, cos, tanh and erf on GPUs (tile-expand-float64-math): the float64
 arithmetic they become is checked on the host (1 ulp for exp/log over the whole range, 2 for sin/cos
 with |x| < 1e6, 3 for tanh) with C's special values, and the GPU code is checked to call no vendor
 library. Also tl.fma's single rounding (float64 and float32) on the host targets."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -33,6 +34,8 @@ def _inputs(which, n=4096):
     rng = np.random.default_rng(1)
     if which in ("sin", "cos"):
         x = rng.uniform(-1e6, 1e6, n) * 10.0 ** rng.integers(-8, 1, n)
+    elif which == "erf":
+        x = rng.uniform(-6.0, 6.0, n) * 10.0 ** rng.integers(-12, 1, n)
     elif which == "tanh":
         x = rng.standard_normal(n) * 10.0 ** rng.integers(-12, 2, n)
     elif which == "exp":
@@ -54,8 +57,9 @@ REFERENCES = {
     "sin": np.sin,
     "cos": np.cos,
     "tanh": np.tanh,
+    "erf": np.vectorize(math.erf),
 }
-ULPS = {"sin": 2.0, "cos": 2.0, "tanh": 3.0}
+ULPS = {"sin": 2.0, "cos": 2.0, "tanh": 3.0, "erf": 2.0}
 
 
 def _check(which, x, got):
@@ -81,7 +85,7 @@ def float64_kernel(x_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     y = tl.exp(x) + tl.log(x) + tl.exp2(x) + tl.log2(x) + tl.rsqrt(x) + tl.sigmoid(x)
-    y += tl.sin(x) + tl.cos(x) + tl.math.tanh(x)
+    y += tl.sin(x) + tl.cos(x) + tl.math.tanh(x) + tl.erf(x)
     tl.store(out_ptr + offs, y)
 
 

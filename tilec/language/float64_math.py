@@ -1,4 +1,4 @@
-"""float64 exp, exp2, log, log2, rsqrt, sin, cos and tanh from float64 arithmetic alone, for the GPU targets (neither
+"""float64 exp, exp2, log, log2, rsqrt, sin, cos, tanh and erf from float64 arithmetic alone, for the GPU targets (neither
 NVPTX nor AMDGPU has instructions for them; Triton calls the vendors' device libraries, which tilec
 does not link). tile-expand-float64-math puts them in place of the math ops.
 
@@ -8,8 +8,11 @@ powers of two (gradual underflow included). exp2: the same with r = (x - round(x
 x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172 (series
 to s^21); log x = e ln2_hi + (e ln2_lo + log m). sin, cos: x = n pi/2 + r by a three-part pi/2 (exact
 for |x| < 2^20 pi/2, less accurate beyond), series on |r| <= pi/4, the quadrant picks. tanh:
-e / (e + 2) with e = expm1(2|x|), expm1 by the same reduction without cancellation. Checked: 1 ulp
-(exp, exp2, log, log2, rsqrt), 2 (sin, cos, |x| < 1e6), 3 (tanh); C's special values.
+e / (e + 2) with e = expm1(2|x|), expm1 by the same reduction without cancellation. erf: its Taylor
+series below |x| = 0.84375, 1 - e^(-x^2) erfcx(|x|) beyond, with x^2 exact as hi + lo (an fma) and x
+erfcx(x) a Chebyshev series in (x - 5) / (x + 4) (tilec.language.float64_constants; erfc and erfcx
+for libdevice come from the same pieces). Checked: 1 ulp (exp, exp2, log, log2, rsqrt), 2 (sin, cos,
+|x| < 1e6; erf), 3 (tanh); C's special values.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import math as _math
 from tilec._lazy import lazy_module
 
 from . import core, semantic
+from . import float64_constants as _k
 
 _math_d = lazy_module("mlir.dialects.math")
 
@@ -188,6 +192,92 @@ def tanh(x):
     return _nan_where_nan(x, signed)
 
 
+# -- erf, erfc, erfcx -------------------------------------------------------------------------------
+
+
+def two_product(a, b):
+    """(hi, lo) with a b = hi + lo exactly (lo from an fma; GPUs never contract float64 arithmetic)."""
+    hi = semantic.mul(a, b)
+    return hi, semantic.fma(a, b, semantic.neg(hi))
+
+
+def exp_of_square(x, sign):
+    """e^(sign x^2) with x^2 exact as hi + lo: a rounded x^2 alone would cost x^2 2^-53 relative (1e-13
+    at x = 26). |x| is clamped to 40, past which the result is 0 or inf either way."""
+    x = semantic.minimum(semantic.abs_(x), 40.0)
+    hi, lo = two_product(x, x)
+    return semantic.mul(exp(semantic.mul(hi, sign)), semantic.add(semantic.mul(lo, sign), 1.0))
+
+
+def chebyshev(u, coefficients):
+    """sum c_j T_j(u) for u in [-1, 1] by Clenshaw's recurrence (stable: errors stay near an ulp of the
+    largest partial sum)."""
+    two_u = semantic.mul(u, 2.0)
+    b1 = semantic.broadcast_to(semantic.to_tensor(coefficients[-1], core.float64), u.shape)
+    b2 = None
+    for c in reversed(coefficients[1:-1]):
+        b = semantic.add(semantic.mul(two_u, b1), c)
+        b1, b2 = (b if b2 is None else semantic.sub(b, b2)), b1
+    r = semantic.add(semantic.mul(u, b1), coefficients[0])
+    return r if b2 is None else semantic.sub(r, b2)
+
+
+_ERF_SERIES = [2 / _math.sqrt(_math.pi) * (-1) ** n / (_math.factorial(n) * (2 * n + 1)) for n in range(18)]
+_ERF_SERIES_END = 0.84375  # erf = 0.77 here: beyond, 1 - erfc loses less than the series would
+
+
+def _erf_near_zero(x):
+    """erf for |x| < 0.84375: its Taylor series (18 terms; the rest below 1e-17 relative)."""
+    return semantic.mul(x, _horner(semantic.mul(x, x), _ERF_SERIES))
+
+
+def erfcx_from_half(x):
+    """e^(x^2) erfc(x) for x >= 1/2 (inf included): x erfcx(x) as a Chebyshev series in t = (x - K) /
+    (x + K) (tilec.language.float64_constants; t -> 1 as x -> inf, where it tends to 1 / sqrt(pi))."""
+    clamped = semantic.minimum(x, 1e300)
+    # u = scale t + shift (-1 at ERFCX_LOW, 1 at infinity) as one quotient: (p x - q) / (x + K)
+    scale = 2.0 / (1.0 - _k.ERFCX_T_LOW)
+    shift = -_k.ERFCX_T_LOW * scale - 1.0
+    p, q = scale + shift, _k.ERFCX_K * (scale - shift)
+    u = semantic.truediv(
+        semantic.sub(semantic.mul(clamped, p), q), semantic.add(clamped, _k.ERFCX_K), precise=True
+    )
+    return semantic.truediv(chebyshev(u, _k.ERFCX_CHEBYSHEV), x, precise=True)
+
+
+def erf(x):
+    """The series below |x| = 0.84375, 1 - e^(-x^2) erfcx(|x|) from there (2 ulp)."""
+    a = semantic.abs_(x)
+    near_zero = semantic.compare("lt", a, _ERF_SERIES_END)
+    tail = semantic.mul(exp_of_square(a, -1.0), erfcx_from_half(semantic.maximum(a, _ERF_SERIES_END)))
+    far = core.tensor(_math_d.copysign(semantic.sub(1.0, tail).handle, x.handle), core.float64, x.shape)
+    near = _erf_near_zero(semantic.where(near_zero, x, 0.0))
+    return _nan_where_nan(x, semantic.where(near_zero, near, far))
+
+
+def erfc(x):
+    """1 - erf below 1/2 (no cancellation there: erf < 0.53), e^(-x^2) erfcx(x) from 1/2 on (relative
+    accuracy down to the subnormals), 2 - that below -1/2."""
+    a = semantic.abs_(x)
+    tail = semantic.mul(exp_of_square(a, -1.0), erfcx_from_half(semantic.maximum(a, 0.5)))
+    near = semantic.sub(1.0, _erf_near_zero(semantic.where(semantic.compare("lt", a, 0.5), x, 0.0)))
+    r = semantic.where(semantic.compare("lt", x, 0.0), semantic.sub(2.0, tail), tail)
+    return _nan_where_nan(x, semantic.where(semantic.compare("lt", a, 0.5), near, r))
+
+
+def erfcx(x):
+    """e^(x^2) erfc(x): the series below |x| = 1/2, the Chebyshev fit from 1/2 on (no underflow), and
+    2 e^(x^2) - erfcx(-x) below -1/2 (overflowing to inf from about -26.6)."""
+    a = semantic.abs_(x)
+    fit = erfcx_from_half(semantic.maximum(a, 0.5))
+    growth = exp_of_square(a, 1.0)
+    near = semantic.mul(
+        growth, semantic.sub(1.0, _erf_near_zero(semantic.where(semantic.compare("lt", a, 0.5), x, 0.0)))
+    )
+    r = semantic.where(semantic.compare("lt", x, 0.0), semantic.sub(semantic.mul(growth, 2.0), fit), fit)
+    return _nan_where_nan(x, semantic.where(semantic.compare("lt", a, 0.5), near, r))
+
+
 FUNCTIONS = {
     "math.exp": exp,
     "math.exp2": exp2,
@@ -197,4 +287,5 @@ FUNCTIONS = {
     "math.sin": sin,
     "math.cos": cos,
     "math.tanh": tanh,
+    "math.erf": erf,
 }

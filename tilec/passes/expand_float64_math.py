@@ -1,4 +1,4 @@
-"""tile-expand-float64-math: float64 exp, exp2, log, log2, rsqrt, sin, cos, tanh as float64 arithmetic (GPUs).
+"""tile-expand-float64-math: float64 exp, exp2, log, log2, rsqrt, sin, cos, tanh, erf as float64 arithmetic (GPUs).
 
 NVPTX and AMDGPU have no instructions for these in float64 (Triton calls the vendors' device
 libraries, which tilec does not link): each math op on float64 becomes tilec.language.float64_math's
@@ -20,7 +20,7 @@ from .base import TilePass
 
 @dataclass(frozen=True)
 class ExpandFloat64MathPass(TilePass):
-    """math.exp/exp2/log/log2/rsqrt/sin/cos/tanh on f64 => float64 arithmetic (range reduction, series).
+    """math.exp/exp2/log/log2/rsqrt/sin/cos/tanh/erf on f64 => float64 arithmetic (range reduction, series).
 
     %y = math.exp %x : tensor<64xf64>
       =>  n = floor(x / ln2 + 1/2), r = x - n ln2_hi - n ln2_lo, Taylor(r) * 2^n

@@ -18,3 +18,22 @@ func.func @exp32(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = math.exp %x : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// float64 erf: the Taylor series near 0 (2/sqrt(pi) first), the exact square of the tail's e^(-x^2)
+// by an fma, and the erfcx Chebyshev series (its first coefficient); float32 erf stays a math op.
+// CHECK-LABEL: func.func @erf64
+// CHECK-NOT: math.erf %
+// CHECK-DAG: arith.constant 1.1283791670955126
+// CHECK-DAG: math.fma
+// CHECK-DAG: arith.constant 0.5038841025492574
+// CHECK-LABEL: func.func @erf32
+// CHECK: math.erf %{{.*}} : tensor<8xf32>
+func.func @erf64(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %y = math.erf %x : tensor<8xf64>
+  return %y : tensor<8xf64>
+}
+
+func.func @erf32(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = math.erf %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

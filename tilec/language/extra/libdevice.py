@@ -15,8 +15,8 @@ are fused there unless the launch says enable_fp_fusion=False); rsqrt_rn is corr
 (float64 inside), saturatef clamps to [0, 1] (NaN -> 0), fast_dividef divides. isnan / isinf return
 int1 (so `~isnan(x)` is a mask) and finitef / signbit int32 0 or 1, as Triton's libdevice does; pow /
 powi compute in float64 with tilec's own log2 and exp2 (float32 within an ulp); asin, acos, atan,
-atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are float32 algorithms (a few ulp;
-float64 refused), as are tan, erfinv, erfcinv and normcdfinv (Giles' polynomials, the far tail by
+atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot and exp10 are float32 algorithms (a few ulp),
+as are tan, erfinv, erfcinv and normcdfinv (Giles' polynomials, the far tail by
 Newton's method on the erfc fit: 3e-7 relative); erfc, erfcx and normcdf (Numerical Recipes' erfc fit,
 relative error below 1.2e-7) and lgamma and tgamma (Lanczos, with the reflection formula below 1/2)
 compute in float64 with tilec's own log2 and exp2, as do the Bessel functions j0, j1, y0, y1
@@ -39,8 +39,13 @@ float64 (each the nearest result stepped by an ulp where an exactly computed res
 float64 fma, the sign of an error-free expansion of x y + z - r), and {double,int,uint,ll,ull}2float
 and {ll,ull}2double conversions; rcp64h, the gross reciprocal of a float64's high word (PTX's
 rcp.approx.ftz.f64, within 2^-20). With these, every function of Triton's CUDA libdevice module is
-here (the float32 algorithms above refuse float64 operands); others (C's frexp, ...) are not
-available: using one is a compile error that names it.
+here; others (C's frexp, ...) are not available: using one is a compile error that names it.
+
+float64 operands of the functions with float32 algorithms above (the inverse trigonometric and
+hyperbolic ones, tan, sinpi, cospi, cbrt, rcbrt, hypot, rhypot, norm3d/4d, rnorm3d/4d, exp10, erfc,
+erfcx, normcdf, erfinv, erfcinv, normcdfinv, lgamma, tgamma, ilogb, logb, ldexp / scalbn, nextafter)
+go to float64 algorithms (tilec.language.float64_special: 1-6 ulp against mpmath, lgamma's relative
+error larger only near its negative zeros); only rsqrt_rn, float32-only in libdevice too, refuses them.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ import math as _math
 
 from tilec._lazy import lazy_module
 
-from .. import builtins, core, float64_math, semantic
+from .. import builtins, core, float64_math, float64_special, semantic
 from ..builtins import builtin
 from ..core import tensor
 from ..semantic import SemanticError
@@ -313,6 +318,11 @@ def _f32(x, name: str) -> tuple[tensor, core.dtype]:
     return semantic.cast(x, core.float32), x.dtype
 
 
+def _is_float64(*values) -> bool:
+    """Whether any operand is a float64 tensor (the others then convert to float64, as in x + y)."""
+    return any(isinstance(v, tensor) and v.dtype.is_fp64() for v in values)
+
+
 def _sqrt(x: tensor) -> tensor:
     return builtins.sqrt_rn(x)
 
@@ -335,6 +345,8 @@ def _asin_small(s: tensor) -> tensor:
 @builtin
 def asin(x) -> tensor:
     """Inverse sine (NaN outside [-1, 1])."""
+    if _is_float64(x):
+        return float64_special.asin(x)
     x, t = _f32(x, "asin")
     a = semantic.abs_(x)
     big = semantic.compare("gt", a, 0.5)
@@ -347,6 +359,8 @@ def asin(x) -> tensor:
 @builtin
 def acos(x) -> tensor:
     """Inverse cosine (NaN outside [-1, 1])."""
+    if _is_float64(x):
+        return float64_special.acos(x)
     x, t = _f32(x, "acos")
     a = semantic.abs_(x)
     big = semantic.compare("gt", a, 0.5)
@@ -380,6 +394,8 @@ def _atan_core(x: tensor) -> tensor:
 @builtin
 def atan(x) -> tensor:
     """Inverse tangent."""
+    if _is_float64(x):
+        return float64_special.atan(x)
     x, t = _f32(x, "atan")
     return semantic.cast(_atan_core(x), t)
 
@@ -387,6 +403,8 @@ def atan(x) -> tensor:
 @builtin
 def atan2(y, x) -> tensor:
     """The angle of the point (x, y), in [-pi, pi], with C's signed zeros and infinities."""
+    if _is_float64(y, x):
+        return float64_special.atan2(*_float_operands("atan2", y, x))
     y, t = _f32(y, "atan2")
     x, _ = _f32(x, "atan2")
     ax, ay = semantic.abs_(x), semantic.abs_(y)
@@ -407,6 +425,8 @@ def atan2(y, x) -> tensor:
 @builtin
 def sinh(x) -> tensor:
     """Hyperbolic sine: (E + E / (E + 1)) / 2 with E = expm1(|x|), exp(|x| - ln 2) from |x| = 20."""
+    if _is_float64(x):
+        return float64_special.sinh(x)
     x, t = _f32(x, "sinh")
     a = semantic.abs_(x)
     e = expm1(semantic.minimum(a, 20.0))
@@ -418,6 +438,8 @@ def sinh(x) -> tensor:
 @builtin
 def cosh(x) -> tensor:
     """Hyperbolic cosine: (e^|x| + e^-|x|) / 2, exp(|x| - ln 2) from |x| = 20."""
+    if _is_float64(x):
+        return float64_special.cosh(x)
     x, t = _f32(x, "cosh")
     a = semantic.abs_(x)
     e = builtins.exp(semantic.minimum(a, 20.0))
@@ -429,6 +451,8 @@ def cosh(x) -> tensor:
 @builtin
 def asinh(x) -> tensor:
     """Inverse hyperbolic sine: log1p(a + a^2 / (1 + sqrt(1 + a^2))), log(a) + ln 2 from a = 2^12."""
+    if _is_float64(x):
+        return float64_special.asinh(x)
     x, t = _f32(x, "asinh")
     a = semantic.abs_(x)
     huge = semantic.compare("gt", a, 4096.0)
@@ -442,6 +466,8 @@ def asinh(x) -> tensor:
 @builtin
 def acosh(x) -> tensor:
     """Inverse hyperbolic cosine (NaN below 1): log1p(u + sqrt(2u + u^2)) with u = x - 1."""
+    if _is_float64(x):
+        return float64_special.acosh(x)
     x, t = _f32(x, "acosh")
     huge = semantic.compare("gt", x, 4096.0)
     u = semantic.sub(semantic.where(huge, 2.0, x), 1.0)
@@ -454,6 +480,8 @@ def acosh(x) -> tensor:
 @builtin
 def atanh(x) -> tensor:
     """Inverse hyperbolic tangent: log1p(2a / (1 - a)) / 2 (+-inf at +-1, NaN beyond)."""
+    if _is_float64(x):
+        return float64_special.atanh(x)
     x, t = _f32(x, "atanh")
     a = semantic.abs_(x)
     r = semantic.mul(log1p(_div(semantic.mul(a, 2.0), semantic.sub(1.0, a))), 0.5)
@@ -465,6 +493,8 @@ def atanh(x) -> tensor:
 def tan(x) -> tensor:
     """Tangent (Cephes tanf's polynomial; the argument reduced by pi / 4 in float64, accurate while
     |x| < 2^20)."""
+    if _is_float64(x):
+        return float64_special.tan(x)
     x, t = _f32(x, "tan")
     a = semantic.cast(semantic.abs_(x), core.float64)
     j = builtins.floor(semantic.mul(a, 4.0 / _math.pi))
@@ -484,6 +514,8 @@ def tan(x) -> tensor:
 def erfinv(x) -> tensor:
     """Inverse error function on (-1, 1) (+-inf at +-1, NaN beyond): Giles' single-precision
     polynomials in w = -log(1 - x^2), taken as -log1p(-x^2) to stay accurate near 0."""
+    if _is_float64(x):
+        return _erfinv_f64(x)
     x, t = _f32(x, "erfinv")
     w = semantic.neg(log1p(semantic.neg(semantic.mul(x, x))))
     r = _giles(w, x)
@@ -545,9 +577,49 @@ def _erfcinv(y: tensor) -> tensor:
     return semantic.where(semantic.logical_or(outside, semantic.compare("ne", y, y)), float("nan"), r)
 
 
+def _float32_estimate(tail: tensor) -> tensor:
+    """erfcinv of float64 tail in (0, 1/2] to float32 accuracy: Giles' polynomials from float32, below
+    1e-6 _erfc_tail_inverse in float64 (float32 would underflow)."""
+    giles = semantic.cast(_erfcinv(semantic.cast(tail, core.float32)), core.float64)
+    deep = semantic.compare("lt", tail, 1e-6)
+    return semantic.where(deep, _erfc_tail_inverse(semantic.where(deep, tail, 1e-7)), giles)
+
+
+def _erfcinv_f64(v: tensor) -> tensor:
+    y = semantic.sub(1.0, v)
+    centre = semantic.compare("le", semantic.abs_(y), 0.5)
+    tail = semantic.minimum(v, semantic.sub(2.0, v))  # exact where it is used: v <= 1/2 or v >= 3/2
+    estimate = semantic.where(
+        centre, semantic.cast(_erfcinv(semantic.cast(v, core.float32)), core.float64), _float32_estimate(tail)
+    )
+    r = float64_special.inverse_erf(centre, y, tail, semantic.compare("gt", v, 1.0), estimate)
+    r = semantic.where(semantic.compare("eq", v, 0.0), float("inf"), r)
+    r = semantic.where(semantic.compare("eq", v, 2.0), float("-inf"), r)
+    outside = semantic.logical_or(semantic.compare("lt", v, 0.0), semantic.compare("gt", v, 2.0))
+    return semantic.where(semantic.logical_or(outside, semantic.compare("ne", v, v)), float("nan"), r)
+
+
+def _erfinv_f64(y: tensor) -> tensor:
+    a = semantic.abs_(y)
+    centre = semantic.compare("le", a, 0.5)
+    tail = semantic.sub(1.0, a)  # exact for |y| >= 1/2
+    estimate = semantic.where(
+        centre, semantic.cast(erfinv(semantic.cast(y, core.float32)), core.float64), _float32_estimate(tail)
+    )
+    r = float64_special.inverse_erf(centre, y, tail, semantic.compare("lt", y, 0.0), estimate)
+    r = semantic.where(
+        semantic.compare("eq", a, 1.0), _with_sign_of(semantic.add(semantic.mul(y, 0.0), float("inf")), y), r
+    )
+    return semantic.where(
+        semantic.logical_or(semantic.compare("gt", a, 1.0), semantic.compare("ne", y, y)), float("nan"), r
+    )
+
+
 @builtin
 def erfcinv(x) -> tensor:
     """Inverse complementary error function on [0, 2] (Giles' polynomials, accurate in the tail)."""
+    if _is_float64(x):
+        return _erfcinv_f64(x)
     x, t = _f32(x, "erfcinv")
     return semantic.cast(_erfcinv(x), t)
 
@@ -555,6 +627,8 @@ def erfcinv(x) -> tensor:
 @builtin
 def normcdfinv(x) -> tensor:
     """Inverse of the standard normal distribution function on [0, 1]: -sqrt(2) erfcinv(2 x)."""
+    if _is_float64(x):
+        return semantic.mul(_erfcinv_f64(semantic.mul(x, 2.0)), -_math.sqrt(2.0))
     x, t = _f32(x, "normcdfinv")
     return semantic.cast(semantic.mul(_erfcinv(semantic.mul(x, 2.0)), -_math.sqrt(2.0)), t)
 
@@ -562,6 +636,8 @@ def normcdfinv(x) -> tensor:
 @builtin
 def cbrt(x) -> tensor:
     """Cube root (negative for negative x): 2^(log2|x| / 3) in float64."""
+    if _is_float64(x):
+        return float64_special.cbrt(x)
     x, t = _f32(x, "cbrt")
     a = semantic.cast(semantic.abs_(x), core.float64)
     finite = semantic.logical_and(semantic.compare("gt", a, 0.0), semantic.compare("lt", a, float("inf")))
@@ -573,6 +649,8 @@ def cbrt(x) -> tensor:
 @builtin
 def hypot(x, y) -> tensor:
     """sqrt(x^2 + y^2) without intermediate overflow (in float64); infinite if either is."""
+    if _is_float64(x, y):
+        return float64_special.norm(_float_operands("hypot", x, y))
     x, t = _f32(x, "hypot")
     y, _ = _f32(y, "hypot")
     wx, wy = semantic.cast(x, core.float64), semantic.cast(y, core.float64)
@@ -587,6 +665,8 @@ def hypot(x, y) -> tensor:
 @builtin
 def exp10(x) -> tensor:
     """10^x, as 2^(x log2 10) in float64."""
+    if _is_float64(x):
+        return float64_special.exp10(x)
     x, t = _f32(x, "exp10")
     w = semantic.mul(semantic.cast(x, core.float64), _math.log2(10.0))
     clamped = semantic.minimum(semantic.maximum(w, -2000.0), 2000.0)
@@ -656,19 +736,22 @@ def _erfcx_f64(v: tensor) -> tensor:
 erfc = _special(
     "erfc",
     _erfc_f64,
-    "1 - erf(x) without the cancellation for large x (relative error below 1.2e-7, down to float32's\n"
+    float64=float64_math.erfc,
+    doc="1 - erf(x) without the cancellation for large x (relative error below 1.2e-7, down to float32's\n"
     "subnormals); 2 at -inf, 0 at +inf.",
 )
 erfcx = _special(
     "erfcx",
     _erfcx_f64,
-    "Scaled complementary error function e^(x^2) erfc(x): no underflow for large x (~1 / (x sqrt(pi)));\n"
+    float64=float64_math.erfcx,
+    doc="Scaled complementary error function e^(x^2) erfc(x): no underflow for large x (~1 / (x sqrt(pi)));\n"
     "overflows to inf for large negative x.",
 )
 normcdf = _special(
     "normcdf",
     lambda v: semantic.mul(_erfc_f64(semantic.mul(v, -1.0 / _math.sqrt(2.0))), 0.5),
-    "The standard normal distribution function, erfc(-x / sqrt(2)) / 2 (in float64).",
+    float64=float64_special.normcdf,
+    doc="The standard normal distribution function, erfc(-x / sqrt(2)) / 2 (in float64).",
 )
 
 _LANCZOS_G = 7.0
@@ -722,6 +805,8 @@ def _lgamma_and_sign(x32: tensor) -> tuple[tensor, tensor, tensor]:
 @builtin
 def lgamma(x) -> tensor:
     """log |Gamma(x)|: +inf at 0, at the negative integers and at +-inf, 0 at 1 and 2."""
+    if _is_float64(x):
+        return float64_special.lgamma(x)
     x, t_out = _f32(x, "lgamma")
     r, _, pole = _lgamma_and_sign(x)
     infinite = semantic.logical_or(pole, semantic.compare("eq", semantic.abs_(x), float("inf")))
@@ -734,6 +819,8 @@ def lgamma(x) -> tensor:
 def tgamma(x) -> tensor:
     """Gamma(x): +-inf at +-0 (C's tgamma), NaN at the negative integers and -inf, +inf at +inf;
     e^(log|Gamma|) in float64 with the sign of sin(pi x) for negative x."""
+    if _is_float64(x):
+        return float64_special.tgamma(x)
     x, t_out = _f32(x, "tgamma")
     log_abs, sin_pi, pole = _lgamma_and_sign(x)
     magnitude = _exp_f64(semantic.where(pole, 0.0, log_abs))
@@ -1378,6 +1465,8 @@ def fdim(x, y) -> tensor:
 
 def _pi_function(name: str, quarter_turns: float):
     def function(x) -> tensor:
+        if _is_float64(x):
+            return float64_special.cospi(x) if quarter_turns else float64_special.sinpi(x)
         x, t = _f32(x, name)
         v = semantic.cast(x, core.float64)
         finite = semantic.compare("lt", semantic.abs_(v), float("inf"))
@@ -1402,6 +1491,8 @@ def _norm(name: str, arity: int, reciprocal: bool):
     def function(*args) -> tensor:
         if len(args) != arity:
             raise SemanticError(f"libdevice.{name} takes {arity} arguments, got {len(args)}")
+        if _is_float64(*args):
+            return float64_special.norm(_float_operands(name, *args), reciprocal)
         values = [semantic.cast(_f32(a, name)[0], core.float64) for a in args]
         t = _f32(args[0], name)[1]
         total = values[0]
@@ -1434,6 +1525,8 @@ rnorm4d = _norm("rnorm4d", 4, True)
 @builtin
 def rcbrt(x) -> tensor:
     """1 / cbrt(x)."""
+    if _is_float64(x):
+        return _div(1.0, float64_special.cbrt(x))
     x, t = _f32(x, "rcbrt")
     return semantic.cast(semantic.cast(_div(1.0, semantic.cast(cbrt(x), core.float64)), core.float32), t)
 
@@ -1447,6 +1540,11 @@ def _power_of_two(n: tensor) -> tensor:
 @builtin
 def ldexp(x, n) -> tensor:
     """x 2^n, correctly rounded (subnormal results included): two exact float64 scalings of x."""
+    if _is_float64(x):
+        n = semantic.to_tensor(n)
+        if not n.dtype.is_int():
+            raise SemanticError(f"libdevice.ldexp needs an integer exponent, got {n.dtype}")
+        return float64_special.ldexp(x, semantic.broadcast_to(n, x.shape) if n.shape != x.shape else n)
     x, t = _f32(x, "ldexp")
     n = semantic.cast(semantic.to_tensor(n), core.int32)
     n = semantic.minimum(semantic.maximum(n, -400), 400)  # beyond this every float32 is 0 or inf
@@ -1471,6 +1569,8 @@ def _exponent(x: tensor) -> tensor:
 @builtin
 def ilogb(x) -> tensor:
     """The exponent of x as int32: floor(log2 |x|); INT_MIN for 0 and NaN, INT_MAX for inf."""
+    if _is_float64(x):
+        return float64_special.ilogb(x)
     x, _ = _f32(x, "ilogb")
     e = _exponent(x)
     e = semantic.where(semantic.compare("eq", semantic.abs_(x), float("inf")), 2**31 - 1, e)
@@ -1482,6 +1582,8 @@ def ilogb(x) -> tensor:
 @builtin
 def logb(x) -> tensor:
     """The exponent of x as a float: floor(log2 |x|); -inf for 0, +inf for inf, NaN for NaN."""
+    if _is_float64(x):
+        return float64_special.logb(x)
     x, t = _f32(x, "logb")
     r = semantic.cast(_exponent(x), core.float32)
     r = semantic.where(semantic.compare("eq", x, 0.0), float("-inf"), r)
@@ -1492,6 +1594,8 @@ def logb(x) -> tensor:
 @builtin
 def nextafter(x, y) -> tensor:
     """The float32 next to x in the direction of y (y when equal; NaN if either is)."""
+    if _is_float64(x, y):
+        return float64_special.nextafter(*_float_operands("nextafter", x, y))
     x, t = _f32(x, "nextafter")
     y, _ = _f32(y, "nextafter")
     bits = semantic.cast(x, core.int32, bitcast=True)
