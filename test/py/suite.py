@@ -241,6 +241,17 @@ def atomic_cas_kernel(flags_ptr, out_ptr):
 
 
 @tilec.jit
+def atomic_cas_float_kernel(values_ptr, old_ptr, half_ptr, double_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    old = tl.atomic_cas(
+        values_ptr + offs, tl.full([BLOCK], 0.0, tl.float32), tl.full([BLOCK], 2.5, tl.float32)
+    )
+    tl.store(old_ptr + offs, old)
+    tl.atomic_cas(half_ptr, 1.5, 3.0)
+    tl.atomic_cas(double_ptr + offs, tl.load(double_ptr + offs), -tl.load(double_ptr + offs))
+
+
+@tilec.jit
 def int_ops_kernel(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     a = tl.load(a_ptr + offs)
@@ -815,6 +826,22 @@ def _(launch, rng):
     expected_flags[3] = 42
     launch(atomic_cas_kernel, (8,), flags, out)
     return [(out, np.where(np.arange(8) == 3, 42, 0), 0, 0), (flags, expected_flags, 0, 0)]
+
+
+@case("atomic_cas_floats")
+def _(launch, rng):
+    """A float CAS compares bits, as atom.cas and cmpxchg do: -0.0 does not match 0.0, a NaN matches the
+    same NaN (so each float64 element, NaN and -0.0 included, is swapped for its negation). Compared
+    as bits (uint32 halves: exact in check's float64)."""
+    before = np.array([0.0, -0.0, 1.0, 0.0, np.nan, 0.0, -1.0, 0.0], np.float32)
+    values, old = before.copy(), np.zeros(8, np.float32)
+    half = np.array([1.5], np.float16)
+    doubles = np.array([1.0, -0.0, np.nan, 2.0, np.inf, -3.0, 0.0, 5e-324], np.float64)
+    expected_doubles = -doubles
+    launch(atomic_cas_float_kernel, (1,), values, old, half, doubles, BLOCK=8)
+    swapped = np.where(before.view(np.uint32) == 0, np.float32(2.5), before)
+    return [(values.view(np.uint32), swapped.view(np.uint32), 0, 0), (old.view(np.uint32), before.view(np.uint32), 0, 0),
+            (half, np.array([3.0], np.float16), 0, 0), (doubles.view(np.uint32), expected_doubles.view(np.uint32), 0, 0)]  # fmt: skip
 
 
 def _c_div(a, b):

@@ -1334,8 +1334,13 @@ def _atomic(self: _KernelLowering, op):
 
     def one(p, v, c):
         if is_cas:
+            # cmpxchg takes integers: a float CAS is the CAS of its bits (atom.cas compares bits)
+            bits = ir.IntegerType.get_signless(ir.FloatType(elem).width) if _is_float(elem) else elem
+            if bits != elem:
+                c, v = arith.bitcast(bits, c), arith.bitcast(bits, v)
             pair = llvm.AtomicCmpXchgOp(p, c, v, ordering, llvm.AtomicOrdering.monotonic).result
-            return llvm.ExtractValueOp(elem, pair, [0]).result
+            old = llvm.ExtractValueOp(bits, pair, [0]).result
+            return old if bits == elem else arith.bitcast(elem, old)
         return llvm.AtomicRMWOp(rmw_op(kind, elem), p, v, ordering).result
 
     def guarded_one(cond, p, v, c):

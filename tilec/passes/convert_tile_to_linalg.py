@@ -594,13 +594,16 @@ def _atomic_cas(op, sizes):
     ptr, cmp, value = op.operands
     elem = tile.element_of(op.results[0].type)
     shape = tile.shape_of(op.results[0].type)
-    if isinstance(elem, ir.FloatType):
-        raise PassError("atomic_cas on floats is not supported on the CPU target", op)
-    callee = _atomic_helper(op, "cas", elem, 2)
+    # cmpxchg compares bits, as the GPUs' atom.cas does: a float CAS is the integer CAS of its bits
+    bits = ir.IntegerType.get_signless(ir.FloatType(elem).width) if isinstance(elem, ir.FloatType) else elem
+    callee = _atomic_helper(op, "cas", bits, 2)
 
     def one(idx):
         p, c, v = (_extract(x, idx) for x in (ptr, cmp, value))
-        return func_d.CallOp([elem], callee, [p, c, v]).result
+        if bits != elem:
+            c, v = arith.bitcast(bits, c), arith.bitcast(bits, v)
+        old = func_d.CallOp([bits], callee, [p, c, v]).result
+        return old if bits == elem else arith.bitcast(elem, old)
 
     _atomic_loop(op, shape, elem, one)
 

@@ -1035,11 +1035,15 @@ def _atomic_cas(tr, op):
         val = np.broadcast_to(_arr(env[v_i]), ptrs.shape).reshape(-1)
         old = np.zeros(ptrs.shape, dtype=dtype)
         flat_p, flat_o = ptrs.reshape(-1), old.reshape(-1)
+        # compared as bits, as the GPUs' atom.cas and the CPU's cmpxchg do (-0.0 is not 0.0, a NaN
+        # matches the same NaN)
+        bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+        wanted = np.ascontiguousarray(cmp.astype(dtype)).view(bits)
         for k in range(flat_p.size):
             addr = flat_p[k : k + 1]
             current = state.memory.read(addr, dtype)
             flat_o[k] = current[0]
-            if current[0] == cmp[k]:
+            if np.ascontiguousarray(current[:1]).view(bits)[0] == wanted[k]:
                 state.memory.write(addr, val[k : k + 1].astype(dtype))
         env[out] = old
 
