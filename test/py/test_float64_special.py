@@ -1,6 +1,7 @@
 """libdevice's special functions on float64 operands (tilec.language.float64_special; they refused
-float64 before, having only float32 algorithms): accuracy in ulp against mpmath on both host targets,
-C's special values, the exact bit functions, and that the GPU code assembles and calls no library."""
+float64 before, having only float32 algorithms; log1p and expm1 were float64 near 0 only): accuracy in
+ulp against mpmath on both host targets, C's special values, the exact bit functions, and that the GPU
+code assembles and calls no library."""
 
 from __future__ import annotations
 
@@ -94,6 +95,16 @@ CASES = {
     ),
     "cbrt": (lambda v: mp.sign(v) * mp.cbrt(abs(v)), _either_sign(_logs(-320, 308)), 2),
     "rcbrt": (lambda v: mp.sign(v) / mp.cbrt(abs(v)), _either_sign(_logs(-300, 300)), 2),
+    "log1p": (
+        lambda v: mp.log1p(v),
+        _parts(_uniform(-0.999, 5), _logs(-300, 300), _logs(-300, -0.01, sign=-1.0)),
+        2,
+    ),
+    "expm1": (
+        lambda v: mp.expm1(v),
+        _parts(_uniform(-40, 709), _logs(-300, 0), _logs(-300, 0, sign=-1.0)),
+        2,
+    ),
     "exp10": (lambda v: mp.power(10, v), _uniform(-323, 308), 2),
     "erfc": (lambda v: mp.erfc(v), _uniform(-6, 27), 5),
     "erfcx": (lambda v: mp.exp(v * v) * mp.erfc(v), _parts(_uniform(-26, 30), _logs(-3, 100)), 4),
@@ -159,6 +170,8 @@ SPECIAL = {
     "atanh": [(-0.0, -0.0), (1.0, inf), (-1.0, -inf), (1.5, nan)],
     "cbrt": [(-0.0, -0.0), (-27.0, -3.0), (64.0, 4.0), (inf, inf), (-inf, -inf), (5e-324, 1.7031839360032603e-108), (nan, nan)],
     "rcbrt": [(0.0, inf), (-0.0, -inf), (inf, 0.0), (-8.0, -0.5)],
+    "log1p": [(-0.0, -0.0), (-1.0, -inf), (-2.0, nan), (inf, inf), (nan, nan)],
+    "expm1": [(-0.0, -0.0), (-inf, -1.0), (inf, inf), (710.0, inf), (nan, nan)],
     "exp10": [(0.0, 1.0), (-inf, 0.0), (inf, inf), (308.5, inf), (-324.0, 0.0), (-323.5, 5e-324), (nan, nan)],
     "erfc": [(-inf, 2.0), (inf, 0.0), (0.0, 1.0), (27.5, 0.0), (nan, nan)],
     "erfcx": [(inf, 0.0), (-inf, inf), (0.0, 1.0), (1e300, 1 / (1e300 * math.sqrt(math.pi))), (-27.0, inf)],

@@ -227,8 +227,8 @@ def log1p(v):
     series = semantic.mul(semantic.mul(s, 2.0), _horner(semantic.mul(s, s), _LOG1P_SERIES))
     u = semantic.add(v, 1.0)
     lost = _div(semantic.sub(v, semantic.sub(u, 1.0)), u)
-    finite = semantic.compare("lt", u, _INF)
-    rest = semantic.add(float64_math.log(u), semantic.where(finite, lost, 0.0))
+    ordinary = semantic.logical_and(semantic.compare("gt", u, 0.0), semantic.compare("lt", u, _INF))
+    rest = semantic.add(float64_math.log(u), semantic.where(ordinary, lost, 0.0))  # -inf at -1
     near = semantic.logical_and(semantic.compare("ge", v, -0.25), semantic.compare("le", v, 1 / 3))
     return _nan_if_nan(v, semantic.where(near, series, rest))
 

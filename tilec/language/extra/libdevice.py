@@ -194,8 +194,10 @@ def log1p(x) -> tensor:
     """log(1 + x), accurate for small x: for 1 + x in [0.75, 1.33], 2 atanh(s) with s = x / (2 + x)
     (|s| <= 1/7) as its odd series (float32: five terms, s^11 / 11 < 3e-11 relative; float64: eleven,
     s^23 / 23 < 1e-20), elsewhere log(1 + x) (the GPUs' log is accurate relative to log2 values away
-    from 0, not near 1)."""
+    from 0, not near 1), in float64 plus (x - (u - 1)) / u, what rounding u = 1 + x lost (2 ulp)."""
     x = _float(x, "log1p")
+    if x.dtype.is_fp64():  # the series, else log(1 + x) with what rounding 1 + x lost put back
+        return float64_special.log1p(x)
     s = semantic.truediv(x, semantic.add(x, 2.0), precise=True)
     s2 = semantic.mul(s, s)
     terms = 11 if x.dtype.is_fp64() else 5
@@ -206,9 +208,14 @@ def log1p(x) -> tensor:
 
 @builtin
 def expm1(x) -> tensor:
-    """exp(x) - 1, accurate for small x: for |x| < 0.35 its Taylor series (float32: to x^9 / 9!, the
-    rest < 1e-11 relative; float64: to x^16 / 16!, the rest < 1e-21), elsewhere exp(x) - 1."""
+    """exp(x) - 1, accurate for small x: float32 by its Taylor series for |x| < 0.35 (to x^9 / 9!, the
+    rest < 1e-11 relative), elsewhere exp(x) - 1; float64 as 2^n (e^r - 1) + (2^n - 1) with x = n ln 2
+    + r, e^r - 1 by its series (1 ulp everywhere)."""
     x = _float(x, "expm1")
+    if x.dtype.is_fp64():  # x = n ln 2 + r: 2^n (e^r - 1) + (2^n - 1), no cancellation anywhere
+        r = float64_math._expm1(x)
+        r = semantic.where(semantic.compare("eq", x, 0.0), x, r)  # expm1(-0) = -0
+        return semantic.where(semantic.compare("ne", x, x), x, r)
     last = 16 if x.dtype.is_fp64() else 9
     factorials = [1.0 / _math.factorial(k) for k in range(1, last + 1)]
     series = semantic.mul(x, _horner(x, factorials))
