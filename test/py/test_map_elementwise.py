@@ -1,4 +1,5 @@
-"""`tl.map_elementwise` (a @jit function applied element by element, branches and loops per element)
+"""`tl.map_elementwise` (a @jit function applied element by element, branches and loops per element;
+`pack` elements at once)
 and `return` inside run-time ifs (early exits of kernels, values returned from branches of @jit
 functions), on the CPU target, the interpreter and a GPU; misuse is an error at the user's line."""
 
@@ -164,7 +165,7 @@ def returns_on_one_path(v):
 def misuse(x_ptr, CASE: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     if CASE == 0:
-        tl.map_elementwise(selu_scalar, x, 1.5, pack=2)
+        tl.map_elementwise(selu_scalar, x, 1.5, pack=3)
     elif CASE == 1:
         tl.map_elementwise(returns_in_loop, x, 3)
     elif CASE == 2:
@@ -181,7 +182,7 @@ def lambda_free_tensor_result(v):
 @pytest.mark.parametrize(
     "case,message",
     [
-        (0, "tl.map_elementwise: pack=2 is not supported by tilec"),
+        (0, "tl.map_elementwise: pack must be a power of two, got 3"),
         (1, "return inside a run-time for/while loop is not supported"),
         (2, "a function that returns a value must return one on every path"),
         (3, "the function given to tl.map_elementwise must return scalars"),
@@ -191,6 +192,95 @@ def test_misuse_names_the_line(case, message):
     with pytest.raises(tilec.CompilationError, match=message) as info:
         misuse[(1,)](np.zeros(8, np.float32), CASE=case)
     assert "test_map_elementwise.py" in str(info.value)
+
+
+@tilec.jit
+def divmod_pairs(a0, a1, b0, b1):
+    # pack=2: two elements of each argument, argument by argument; two values per result
+    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
+
+
+@tilec.jit
+def weighted_slots(x0, x1, x2, x3):
+    # which element lands in which slot: consecutive elements, slot j weighted j + 1
+    return x0 * 1.0, x1 * 2.0, x2 * 3.0, x3 * 4.0
+
+
+@tilec.jit
+def packed(a_ptr, b_ptr, q_ptr, r_ptr, x_ptr, w_ptr, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    q, r = tl.map_elementwise(divmod_pairs, tl.load(a_ptr + offs), tl.load(b_ptr + offs), pack=2)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    (w,) = tl.map_elementwise(weighted_slots, tl.load(x_ptr + offs), pack=4)
+    tl.store(w_ptr + offs, w)
+
+
+@tilec.jit
+def odd_count(a0, a1):
+    return a0 + a1, a0, a1
+
+
+@tilec.jit
+def packed_misuse(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    if CASE == 0:
+        tl.map_elementwise(odd_count, x, pack=2)
+    else:
+        tl.map_elementwise(divmod_pairs, x, x, x, pack=4)
+
+
+def _packed_inputs(rows=4, cols=16):
+    rng = np.random.default_rng(8)
+    a = rng.integers(-1000, 1000, (rows, cols)).astype(np.int32)
+    b = (rng.integers(1, 30, (rows, cols)) * rng.choice([-1, 1], (rows, cols))).astype(np.int32)
+    return a, b, rng.standard_normal((rows, cols)).astype(np.float32)
+
+
+def _check_packed(a, b, x, q, r, w):
+    np.testing.assert_array_equal(q, np.trunc(a / b).astype(np.int32))  # C's division, as `//` is
+    np.testing.assert_array_equal(r, np.fmod(a, b))
+    np.testing.assert_array_equal(w, x * np.resize(np.float32([1, 2, 3, 4]), x.shape))
+
+
+def test_pack_hands_over_consecutive_elements(target):
+    a, b, x = _packed_inputs()
+    q, r, w = np.zeros_like(a), np.zeros_like(a), np.zeros_like(x)
+    packed[(1,)](a, b, q, r, x, w, R=4, C=16)
+    _check_packed(a, b, x, q, r, w)
+
+
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        (0, "with pack=2 must return a multiple of 2 values"),
+        (1, "takes up to 8 arguments times pack, got 3 x 4"),
+    ],
+)
+def test_pack_misuse_names_the_line(case, message):
+    with pytest.raises(tilec.CompilationError, match=message) as info:
+        packed_misuse[(1,)](np.zeros(8, np.float32), CASE=case)
+    assert "test_map_elementwise.py" in str(info.value)
+
+
+def test_pack_compiles_for_gpus():
+    signature = "*i32,*i32,*i32,*i32,*fp32,*fp32"
+    for arch in ("sm_90a", "gfx942"):
+        tilec.compile(packed, signature=signature, constexprs={"R": 4, "C": 64}, target=arch)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_pack_on_gpu():
+    import torch
+
+    a, b, x = _packed_inputs(8, 64)
+    args = [torch.from_numpy(v).cuda() for v in (a, b)]
+    q, r = torch.zeros_like(args[0]), torch.zeros_like(args[0])
+    cx = torch.from_numpy(x).cuda()
+    w = torch.zeros_like(cx)
+    packed[(1,)](*args, q, r, cx, w, R=8, C=64)
+    _check_packed(a, b, x, q.cpu().numpy(), r.cpu().numpy(), w.cpu().numpy())
 
 
 def test_gpu_code():

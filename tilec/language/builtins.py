@@ -820,21 +820,72 @@ def _user_combine(fn, n):
 def map_elementwise(scalar_fn, *args, pack=1):
     """Applies the @tilec.jit `scalar_fn` to every element of the arguments (broadcast to one shape):
     it is called with one scalar per argument and returns a scalar, or a tuple of them (then a tuple
-    of tensors comes back). Unlike tl.where, a branch inside runs only where it is taken. `pack`
-    must be 1 (Triton's pack > 1 hands the function several elements at once; tilec does not)."""
-    if _const_int(pack, "tl.map_elementwise's pack") != 1:
-        raise SemanticError(f"tl.map_elementwise: pack={pack} is not supported by tilec (use pack=1)")
+    of tensors comes back). Unlike tl.where, a branch inside runs only where it is taken. With
+    `pack` = k > 1 it gets k elements of each argument at once, argument by argument (`f(a0, a1, b0,
+    b1)` for pack=2), and returns k values per result, result by result (`q0, q1, r0, r1`); the k are
+    consecutive elements in row-major order (on GPUs Triton hands over k registers of a thread, which
+    are consecutive elements for its usual layouts)."""
+    pack = _const_int(pack, "tl.map_elementwise's pack")
+    if pack < 1 or pack & (pack - 1):
+        raise SemanticError(f"tl.map_elementwise: pack must be a power of two, got {pack}")
     if not args:
         raise SemanticError("tl.map_elementwise needs at least one argument")
-    if len(args) > tile.ELEMENTWISE_ARG_SLOTS:
+    if len(args) * pack > tile.ELEMENTWISE_ARG_SLOTS:
         raise SemanticError(
-            f"tl.map_elementwise takes up to {tile.ELEMENTWISE_ARG_SLOTS} arguments, got {len(args)}"
+            f"tl.map_elementwise takes up to {tile.ELEMENTWISE_ARG_SLOTS} arguments times pack, got "
+            f"{len(args)} x {pack}"
         )
     inputs = [to_tensor(a) for a in args]
     shape = ()
     for x in inputs:
         shape = semantic.broadcast_shapes(shape, x.shape)
     inputs = [semantic.broadcast_to(x, shape) if shape else x for x in inputs]
+    if pack == 1:
+        return _map_scalars(scalar_fn, inputs, shape)
+    numel = 1
+    for d in shape:
+        numel *= d
+    if not shape or numel % pack:
+        raise SemanticError(
+            f"tl.map_elementwise: pack={pack} needs tensors whose element count it divides, got shape {list(shape)}"
+        )
+    slots = [s for x in inputs for s in _pack_slots(reshape(x, (numel // pack, pack)))]
+    out = _map_scalars(scalar_fn, slots, (numel // pack,), many=True)
+    if len(out) % pack:
+        raise SemanticError(
+            f"the function given to tl.map_elementwise with pack={pack} must return a multiple of {pack} "
+            f"values ({pack} per result), got {len(out)}"
+        )
+    results = tuple(reshape(_unpack_slots(list(out[i : i + pack])), shape) for i in range(0, len(out), pack))
+    return results
+
+
+def _pack_slots(x: tensor) -> list[tensor]:
+    """The columns of x (M, w), w a power of two, as w tensors (M,), by halving (split's pairs)."""
+    m, w = x.shape
+    if w == 1:
+        return [reshape(x, (m,))]
+    from . import reorder
+
+    even, odd = reorder.split(reshape(x, (m, w // 2, 2)))  # columns 2i and 2i + 1
+    evens, odds = _pack_slots(even), _pack_slots(odd)
+    return [c for pair in zip(evens, odds) for c in pair]
+
+
+def _unpack_slots(columns: list[tensor]) -> tensor:
+    """The inverse of _pack_slots: w tensors (M,) as the columns of one (M, w)."""
+    if len(columns) == 1:
+        return reshape(columns[0], (columns[0].shape[0], 1))
+    from . import reorder
+
+    even, odd = _unpack_slots(columns[0::2]), _unpack_slots(columns[1::2])
+    pairs = reorder.join(even, odd)  # (M, w/2, 2): [m, i, b] is column 2i + b
+    return reshape(pairs, (pairs.shape[0], 2 * pairs.shape[1]))
+
+
+def _map_scalars(scalar_fn, inputs: list[tensor], shape, many: bool = False):
+    """tl.map_elementwise with pack=1 on `inputs` of one shape (a tuple back for several results, or
+    always with `many`)."""
     returned: list = []
 
     def body(block_args):
@@ -859,7 +910,7 @@ def map_elementwise(scalar_fn, *args, pack=1):
     dtypes = list(returned)
     op = tile.map_(handles, [tile.with_shape(d.to_ir(), list(shape)) for d in dtypes], body)
     results = tuple(tensor(r, d, shape) for r, d in zip(op.results, dtypes))
-    return results if len(results) > 1 else results[0]
+    return results if len(results) > 1 or many else results[0]
 
 
 @builtin
