@@ -252,6 +252,23 @@ def atomic_cas_float_kernel(values_ptr, old_ptr, half_ptr, double_ptr, BLOCK: tl
 
 
 @tilec.jit
+def unit_dims_reduce_kernel(x_ptr, out_ptr, B: tl.constexpr, C: tl.constexpr):
+    # a 1 x B x C block: a unit dimension besides the reduced one (the CPU lowering's rank-reducing
+    # slices picked the wrong unit dimension to drop there)
+    i = (
+        tl.arange(0, 1)[:, None, None] * B * C
+        + tl.arange(0, B)[None, :, None] * C
+        + tl.arange(0, C)[None, None, :]
+    )
+    x = tl.load(x_ptr + i)
+    rows = tl.arange(0, B)
+    tl.store(out_ptr + rows, tl.reshape(tl.max(x, axis=2), (B,)))
+    tl.store(out_ptr + B + rows, tl.reshape(tl.sum(x, axis=2, keep_dims=True), (B,)))
+    tl.store(out_ptr + 2 * B + i, tl.cumsum(x, axis=2))
+    tl.store(out_ptr + 2 * B + B * C + i, tl.cumsum(x, axis=0))
+
+
+@tilec.jit
 def int_ops_kernel(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     a = tl.load(a_ptr + offs)
@@ -826,6 +843,17 @@ def _(launch, rng):
     expected_flags[3] = 42
     launch(atomic_cas_kernel, (8,), flags, out)
     return [(out, np.where(np.arange(8) == 3, 42, 0), 0, 0), (flags, expected_flags, 0, 0)]
+
+
+@case("reduce_with_unit_dims")
+def _(launch, rng):
+    x = rng.standard_normal((1, 8, 4)).astype(np.float32)
+    out = np.zeros(2 * 8 + 2 * 32, np.float32)
+    launch(unit_dims_reduce_kernel, (1,), x, out, B=8, C=4)
+    expected = np.concatenate(
+        [x.max(axis=2).ravel(), x.sum(axis=2).ravel(), np.cumsum(x, axis=2).ravel(), x.ravel()]
+    )
+    return [(out, expected, 1e-6, 1e-6)]
 
 
 @case("atomic_cas_floats")

@@ -642,16 +642,48 @@ def _unit_slice(shape: list[int], axis: int) -> tuple[list[int], list[int], list
     return offsets, sizes, [1] * len(shape)
 
 
+def _dropping(rank: int, axis: int) -> ir.ArrayAttr:
+    """The reassociation that folds unit dimension `axis` of a rank-`rank` shape into a neighbour.
+
+    Where the shape has other unit dimensions, slices go through it (a full-rank slice, then
+    collapse_shape / expand_shape) rather than being rank-reducing themselves: there (1x8x4 along
+    axis 2, 1x8x1 slices) a rank-reducing slice does not say which unit dimension it drops, and
+    canonicalization guessed the first one (offsets then ran past dimension 2: 'runs out-of-bounds:
+    7 >= 4'). Elsewhere the rank-reducing slice stays: it vectorizes better on the CPU."""
+    groups = [[i] for i in range(rank) if i != axis]
+    if groups:
+        if axis > 0:
+            groups[axis - 1].append(axis)
+        else:
+            groups[0].insert(0, axis)
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups])
+
+
 def _slice(src: ir.Value, axis: int, k: ir.Value) -> ir.Value:
     """src[..., k, ...] along `axis`, with that dimension dropped (a 0-d tensor for 1-D input)."""
     shape = tile.shape_of(src.type)
-    out_t = ir.RankedTensorType.get(shape[:axis] + shape[axis + 1 :], tile.element_of(src.type))
+    elem = tile.element_of(src.type)
     offsets, sizes, strides = _unit_slice(shape, axis)
-    return tensor.ExtractSliceOp(out_t, src, [k], [], [], offsets, sizes, strides).result
+    out_t = ir.RankedTensorType.get(shape[:axis] + shape[axis + 1 :], elem)
+    if not _other_unit_dims(shape, axis):  # unambiguous: one rank-reducing slice (vectorizes best)
+        return tensor.ExtractSliceOp(out_t, src, [k], [], [], offsets, sizes, strides).result
+    piece = tensor.ExtractSliceOp(
+        ir.RankedTensorType.get(sizes, elem), src, [k], [], [], offsets, sizes, strides
+    )
+    return tensor.CollapseShapeOp(out_t, piece.result, _dropping(len(shape), axis)).result
+
+
+def _other_unit_dims(shape: list[int], axis: int) -> bool:
+    return any(d == 1 for i, d in enumerate(shape) if i != axis)
 
 
 def _insert_slice(value: ir.Value, dest: ir.Value, axis: int, k: ir.Value) -> ir.Value:
-    offsets, sizes, strides = _unit_slice(tile.shape_of(dest.type), axis)
+    shape = tile.shape_of(dest.type)
+    offsets, sizes, strides = _unit_slice(shape, axis)
+    unit = ir.RankedTensorType.get(sizes, tile.element_of(dest.type))
+    if _other_unit_dims(shape, axis) and tile.shape_of(value.type) != sizes:
+        value = tensor.ExpandShapeOp(unit, value, _dropping(len(shape), axis), [], sizes).result
     return tensor.InsertSliceOp(value, dest, [k], [], [], offsets, sizes, strides).result
 
 
