@@ -95,7 +95,33 @@ def fp8_atomic(x_ptr):
     tl.atomic_add(x_ptr, 1.0)
 
 
+@tilec.jit
+def tensor_loop_bound(x_ptr, n):
+    offs = tl.arange(0, 8)
+    for _ in range(offs):
+        tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def float_mask(x_ptr, n):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), x, mask=x)
+
+
+@tilec.jit
+def float_hint(x_ptr, n):
+    tl.store(x_ptr, tl.multiple_of(n, 16.5))
+
+
 CASES = [
+    (
+        tensor_loop_bound,
+        {},
+        "for _ in range(offs):",
+        "range bounds must be scalars, got a tensor of shape [8]",
+    ),
+    (float_mask, {}, "mask=x)", "a mask must be boolean (or an integer, nonzero meaning true), got fp32"),
+    (float_hint, {}, "tl.multiple_of(n, 16.5)", "tl.multiple_of: expected an integer or a list of integers"),
     (block_from_argument, {}, "offs = tl.arange(0, n)", "must be a compile-time constant"),
     (
         non_power_of_two,

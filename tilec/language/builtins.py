@@ -177,7 +177,11 @@ def _check_writable(ptr: tensor, what: str) -> tensor:
 def _mask_for(ptr: tensor, mask) -> tensor | None:
     if mask is None:
         return None
-    mask = semantic.cast(to_tensor(mask), core.int1)
+    mask = to_tensor(mask)
+    if mask.dtype.is_floating() or mask.dtype.is_ptr():
+        # Triton refuses them too: a float here is usually the value passed for its comparison
+        raise SemanticError(f"a mask must be boolean (or an integer, nonzero meaning true), got {mask.dtype}")
+    mask = semantic.cast(mask, core.int1)
     if not ptr.shape and mask.shape:
         raise SemanticError(f"mask of shape {list(mask.shape)} for a scalar pointer")
     return semantic.broadcast_to(mask, ptr.shape)
@@ -1220,7 +1224,16 @@ def device_assert(cond, msg=""):
 
 
 def _hint_attr(x: tensor, name: str, values):
-    values = [values] if isinstance(values, numbers.Integral) else list(values)
+    values = getattr(values, "value", values)  # a constexpr
+    if isinstance(values, numbers.Integral):
+        values = [values]
+    elif isinstance(values, tuple | list):
+        values = list(values)
+    else:
+        hint = {"divisibility": "multiple_of", "contiguity": "max_contiguous", "constancy": "max_constancy"}[
+            name
+        ]
+        raise SemanticError(f"tl.{hint}: expected an integer or a list of integers, got {values!r}")
     values = [_const_int(v, name) for v in values]
     owner = x.handle.owner
     if isinstance(owner, ir.Block):

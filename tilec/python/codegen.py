@@ -500,6 +500,9 @@ class CodeGenerator(ast.NodeVisitor):
         for b in bounds:
             if not _is_tensor(b) and not isinstance(b, numbers.Integral):
                 raise _Unsupported(f"range bounds must be integers, got {b!r}")
+        for b in bounds:
+            if _is_tensor(b) and b.shape:
+                raise _Unsupported(f"range bounds must be scalars, got a tensor of shape {list(b.shape)}")
         for t in types:
             if not t.is_int():
                 raise _Unsupported(f"range bounds must be integers, got {t}")
