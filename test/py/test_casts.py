@@ -212,3 +212,76 @@ def test_round_toward_zero_to_narrow_floats(target, dtype):
     magnitudes = np.unique(values[np.isfinite(values) & (values >= 0)])
     expected = np.sign(x) * magnitudes[np.searchsorted(magnitudes, np.abs(x.astype(np.float64)), "right") - 1]
     np.testing.assert_array_equal(out.astype(np.float64), expected)  # (0.0 == -0.0 for tiny inputs)
+
+
+@tilec.jit
+def float_to_integers(x_ptr, i8, u8, i16, u16, i32, u32, i64, u64, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(i8 + i, x.to(tl.int8))
+    tl.store(u8 + i, x.to(tl.uint8))
+    tl.store(i16 + i, x.to(tl.int16))
+    tl.store(u16 + i, x.to(tl.uint16))
+    tl.store(i32 + i, x.to(tl.int32))
+    tl.store(u32 + i, x.to(tl.uint32))
+    tl.store(i64 + i, x.to(tl.int64))
+    tl.store(u64 + i, x.to(tl.uint64))
+
+
+# NaN, infinities and values beyond each integer's range (undefined in LLVM): NVIDIA's cvt.rzi
+# results, which the CPU target and the interpreter now give too (x86 said INT_MIN for all of them):
+# truncated, clamped to the result's range (16 bits for 8-bit results, then wrapped), 0 for NaN.
+_SPECIAL_FLOATS = [
+    np.nan,
+    np.inf,
+    -np.inf,
+    1e10,
+    -1e10,
+    300.7,
+    -300.2,
+    -1.5,
+    3.9,
+    -3.9,
+    65536.5,
+    2.0**31,
+    2.0**63,
+    1e20,
+    -1e20,
+    0.0,
+]
+_NVIDIA_RESULTS = {
+    np.int8: [0, -1, 0, -1, 0, 44, -44, -1, 3, -3, -1, -1, -1, -1, 0, 0],
+    np.uint8: [0, 255, 0, 255, 0, 44, 0, 0, 3, 0, 255, 255, 255, 255, 0, 0],
+    np.int16: [0, 32767, -32768, 32767, -32768, 300, -300, -1, 3, -3, 32767, 32767, 32767, 32767, -32768, 0],
+    np.uint16: [0, 65535, 0, 65535, 0, 300, 0, 0, 3, 0, 65535, 65535, 65535, 65535, 0, 0],
+    np.int32: [0, 2**31 - 1, -(2**31), 2**31 - 1, -(2**31), 300, -300, -1, 3, -3, 65536, 2**31 - 1, 2**31 - 1,
+               2**31 - 1, -(2**31), 0],
+    np.uint32: [0, 2**32 - 1, 0, 2**32 - 1, 0, 300, 0, 0, 3, 0, 65536, 2**31, 2**32 - 1, 2**32 - 1, 0, 0],
+    np.int64: [0, 2**63 - 1, -(2**63), 10**10, -(10**10), 300, -300, -1, 3, -3, 65536, 2**31, 2**63 - 1, 2**63 - 1, -(2**63), 0],
+    np.uint64: [0, 2**64 - 1, 0, 10**10, 0, 300, 0, 0, 3, 0, 65536, 2**31, 2**63, 2**64 - 1, 0, 0],
+}  # fmt: skip
+
+
+def test_float_to_integer_conversions_saturate_as_on_nvidia_gpus(target):
+    x = np.array(_SPECIAL_FLOATS, np.float32)
+    outs = [np.zeros(len(x), t) for t in _NVIDIA_RESULTS]
+    float_to_integers[(1,)](x, *outs, N=len(x))
+    for out, (t, expected) in zip(outs, _NVIDIA_RESULTS.items()):
+        np.testing.assert_array_equal(out, np.array(expected, dtype=t), err_msg=t.__name__)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_float_to_integer_conversions_on_gpu():
+    """The NVIDIA GPU gives the table above (unsigned results land in signed buffers of their width,
+    the same bits)."""
+    import torch
+
+    x = torch.tensor(_SPECIAL_FLOATS, dtype=torch.float32, device="cuda")
+    widths = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    outs = [torch.zeros(len(x), dtype=widths[np.dtype(t).itemsize], device="cuda") for t in _NVIDIA_RESULTS]
+    float_to_integers[(1,)](x, *outs, N=len(x))
+    for out, (t, expected) in zip(outs, _NVIDIA_RESULTS.items()):
+        np.testing.assert_array_equal(
+            out.cpu().numpy().view(t), np.array(expected, dtype=t), err_msg=t.__name__
+        )

@@ -16,6 +16,7 @@ from .cpu_grid import CpuGridPass
 from .cpu_pointer_increments import CpuPointerIncrementsPass
 from .cpu_pointer_offsets import CpuPointerOffsetsPass
 from .cpu_safe_division import CpuSafeDivisionPass
+from .cpu_saturating_conversions import CpuSaturatingConversionsPass
 from .cpu_strided_copies import CpuStridedCopiesPass
 from .cpu_vectorize_dots import CpuVectorizeDotsPass
 from .cpu_version_looped_masks import CpuVersionLoopedMasksPass
@@ -51,6 +52,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         CpuVersionLoopedMasksPass,
         CpuGridPass,
         CpuSafeDivisionPass,
+        CpuSaturatingConversionsPass,
         CpuCheckBoundsPass,
         ConvertTileToLinalgPass,
         CpuAtomicsPass,

@@ -30,7 +30,9 @@ def tile_to_linalg(debug: bool = False) -> str:
         "tile-canonicalize,tile-lower-fp8,tile-cpu-pointer-increments,tile-cpu-version-remainders,"
         "tile-cpu-version-masks,"
         "tile-cpu-version-looped-masks,tile-cpu-expand-maps,"
-        "tile-cpu-grid," + ("tile-cpu-check-bounds," if debug else "") + "tile-cpu-safe-division,"
+        "tile-cpu-grid,"
+        + ("tile-cpu-check-bounds," if debug else "")
+        + "tile-cpu-safe-division,tile-cpu-saturating-conversions,"
         "convert-tile-to-linalg,canonicalize,cse"
     )
 

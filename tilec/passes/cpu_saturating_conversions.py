@@ -1,0 +1,89 @@
+"""tile-cpu-saturating-conversions: float -> integer conversions give NVIDIA's results on the host.
+
+LLVM leaves fptosi / fptoui of a NaN or of a value outside the integer's range undefined, and x86
+answers INT_MIN (1e10 -> int32 was -2147483648, NaN too). NVIDIA GPUs saturate: PTX's cvt.rzi
+clamps to the destination's range and gives 0 for NaN, converting to 16 bits for 8-bit results (then
+truncated, so 300.7 -> int8 is 44 there). The CPU target (and the interpreter, alike) now computes
+exactly that, so a kernel's results on the host match the NVIDIA GPU's. (AMD's v_cvt_i32_f32 agrees
+for 32-bit results; for 8-, 16- and 64-bit ones out of range it differs: those are undefined in Triton.)
+
+    %i = arith.fptosi %x : tensor<64xf32> to tensor<64xi32>
+      =>  %ok = (%x >= -2^31) & (%x < 2^31)        (false for NaN)
+          %i = arith.fptosi (select %ok, %x, 0)
+          %i = select (%x >= 2^31), INT_MAX, %i ; select (%x < -2^31), INT_MIN, %i
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith
+
+from tilec.dialects import tile
+
+from .base import TilePass, ops_named
+
+CONVERSIONS = ("arith.fptosi", "arith.fptoui")
+
+
+@dataclass(frozen=True)
+class CpuSaturatingConversionsPass(TilePass):
+    """Clamp every float -> integer conversion to PTX cvt.rzi's results (see the module doc)."""
+
+    name: ClassVar[str] = "tile-cpu-saturating-conversions"
+
+    def run(self, module: ir.Module) -> None:
+        for name in CONVERSIONS:
+            for op in ops_named(module.operation, name):
+                width = ir.IntegerType(tile.element_of(op.results[0].type)).width
+                if width > 1:  # a cast to bool is a comparison, not a conversion
+                    _saturate(op, signed=name == "arith.fptosi", width=width)
+
+
+def _with_shape(like: ir.Type, elem: ir.Type) -> ir.Type:
+    shaped = tile.as_tensor(like)
+    return elem if shaped is None else ir.RankedTensorType.get(list(shaped.shape), elem)
+
+
+_LARGEST = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
+
+
+def _constant(t: ir.Type, value) -> ir.Value:
+    elem = tile.element_of(t)
+    if isinstance(elem, ir.FloatType):
+        if abs(value) > _LARGEST.get(str(elem), float("inf")):
+            value = float("inf") if value > 0 else float("-inf")
+        attr = ir.FloatAttr.get(elem, value)
+    else:
+        attr = ir.IntegerAttr.get(elem, value)
+    if tile.as_tensor(t) is not None:
+        attr = ir.DenseElementsAttr.get_splat(t, attr)
+    return arith.ConstantOp(t, attr).result
+
+
+def _saturate(op: ir.Operation, signed: bool, width: int) -> None:
+    x = op.operands[0]
+    float_t = x.type
+    bits = max(width, 16)  # PTX converts to 16 bits for 8-bit results
+    wide_t = _with_shape(x.type, ir.IntegerType.get_signless(bits))
+    low, high = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1)) if signed else (0.0, 2.0**bits)
+    smallest, largest = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if largest >= 1 << (bits - 1):  # the constant's bits: an unsigned maximum is -1 as a signless int
+        largest -= 1 << bits
+    convert = arith.fptosi if signed else arith.fptoui
+    with op.location, ir.InsertionPoint(op):
+        # bounds beyond the float type's range become +-inf, which no finite value reaches: right
+        above = arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, high))
+        below = arith.cmpf(arith.CmpFPredicate.OLT, x, _constant(float_t, low))
+        inside = arith.andi(
+            arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, low)),
+            arith.cmpf(arith.CmpFPredicate.OLT, x, _constant(float_t, high)),
+        )
+        wide = convert(wide_t, arith.select(inside, x, _constant(float_t, 0.0)))
+        wide = arith.select(above, _constant(wide_t, largest), wide)
+        wide = arith.select(below, _constant(wide_t, smallest), wide)
+        result = wide if bits == width else arith.trunci(op.results[0].type, wide)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
