@@ -285,3 +285,29 @@ def test_float_to_integer_conversions_on_gpu():
         np.testing.assert_array_equal(
             out.cpu().numpy().view(t), np.array(expected, dtype=t), err_msg=t.__name__
         )
+
+
+def _cvt_rzi(value: float, width: int, signed: bool) -> int:
+    """PTX cvt.rzi's result for an integer of `width` bits (16 for 8-bit ones, then wrapped)."""
+    bits = max(width, 16)
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+    v = 0 if np.isnan(value) else (high if value >= high else low if value <= low else int(np.trunc(value)))
+    v &= (1 << width) - 1
+    return v - (1 << width) if signed and v >= 1 << (width - 1) else v
+
+
+@pytest.mark.parametrize("source", [np.float16, np.float64])
+def test_float16_and_float64_to_integers_saturate_too(target, source):
+    """float16 (whose bounds, e.g. 32767, are no float16 values) and float64 sources."""
+    big = 1e300 if source is np.float64 else 65504
+    x = np.array([np.nan, np.inf, -np.inf, big, -big, 32767, 32768, 65535, -32769, 300.7, -1.5, 2.0**40, -(2.0**40),
+                  2.0**63, 1e19, 0.5], np.float64).astype(source)  # fmt: skip
+    outs = [np.zeros(len(x), t) for t in _NVIDIA_RESULTS]
+    with np.errstate(over="ignore"):
+        float_to_integers[(1,)](x, *outs, N=len(x))
+    for out, t in zip(outs, _NVIDIA_RESULTS):
+        width, signed = np.dtype(t).itemsize * 8, np.issubdtype(t, np.signedinteger)
+        expected = [_cvt_rzi(float(v), width, signed) for v in x]
+        np.testing.assert_array_equal(
+            out, np.array(expected, dtype=np.int64 if signed else np.uint64).astype(t)
+        )

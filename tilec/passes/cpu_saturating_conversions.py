@@ -8,9 +8,11 @@ exactly that, so a kernel's results on the host match the NVIDIA GPU's. (AMD's v
 for 32-bit results; for 8-, 16- and 64-bit ones out of range it differs: those are undefined in Triton.)
 
     %i = arith.fptosi %x : tensor<64xf32> to tensor<64xi32>
-      =>  %ok = (%x >= -2^31) & (%x < 2^31)        (false for NaN)
-          %i = arith.fptosi (select %ok, %x, 0)
-          %i = select (%x >= 2^31), INT_MAX, %i ; select (%x < -2^31), INT_MIN, %i
+      =>  %c = minnum(maxnum(%x, -2^31), 2147483520)      (the largest float32 below 2^31)
+          %i = arith.fptosi (select isnan(%x), 0, %c)
+          %i = select (%x >= 2^31), INT_MAX, %i
+    For 8- and 16-bit results the bounds are exact floats and the clamp alone does it (a float
+    clamp and select vectorize: the quantization x.to(int8) of 4M floats runs within noise of before).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _with_shape(like: ir.Type, elem: ir.Type) -> ir.Type:
     return elem if shaped is None else ir.RankedTensorType.get(list(shaped.shape), elem)
 
 
-_LARGEST = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
+_LARGEST = {"f32": 3.4028234663852886e38}
 
 
 def _constant(t: ir.Type, value) -> ir.Value:
@@ -69,21 +71,34 @@ def _saturate(op: ir.Operation, signed: bool, width: int) -> None:
     bits = max(width, 16)  # PTX converts to 16 bits for 8-bit results
     wide_t = _with_shape(x.type, ir.IntegerType.get_signless(bits))
     low, high = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1)) if signed else (0.0, 2.0**bits)
-    smallest, largest = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-    if largest >= 1 << (bits - 1):  # the constant's bits: an unsigned maximum is -1 as a signless int
-        largest -= 1 << bits
     convert = arith.fptosi if signed else arith.fptoui
     with op.location, ir.InsertionPoint(op):
-        # bounds beyond the float type's range become +-inf, which no finite value reaches: right
-        above = arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, high))
-        below = arith.cmpf(arith.CmpFPredicate.OLT, x, _constant(float_t, low))
-        inside = arith.andi(
-            arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, low)),
-            arith.cmpf(arith.CmpFPredicate.OLT, x, _constant(float_t, high)),
-        )
-        wide = convert(wide_t, arith.select(inside, x, _constant(float_t, 0.0)))
-        wide = arith.select(above, _constant(wide_t, largest), wide)
-        wide = arith.select(below, _constant(wide_t, smallest), wide)
+        if str(tile.element_of(float_t)) in ("f16", "bf16"):
+            # exactly in float32, where the bounds (32767, 2^31, ...) are values
+            float_t = _with_shape(x.type, ir.F32Type.get())
+            x = arith.extf(float_t, x)
+        nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
+        # clamped in the float type: minnum / maxnum (a NaN in becomes a bound, replaced below)
+        clamped = arith.maxnumf(x, _constant(float_t, low))
+        if bits == 16:  # 16-bit bounds are exact floats: clamping is all there is to it
+            clamped = arith.minnumf(clamped, _constant(float_t, high - 1))
+            wide = convert(wide_t, arith.select(nan, _constant(float_t, 0.0), clamped))
+        else:  # 2^31 - 1 is no float32: clamp below 2^(bits-1), then pick the maximum past it
+            below_high = _float_below(float_t, high)
+            wide = convert(
+                wide_t, arith.select(nan, _constant(float_t, 0.0), arith.minnumf(clamped, below_high))
+            )
+            largest = (1 << (bits - 1)) - 1 if signed else -1  # all ones: the unsigned maximum
+            above = arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, high))
+            wide = arith.select(above, _constant(wide_t, largest), wide)
         result = wide if bits == width else arith.trunci(op.results[0].type, wide)
     op.results[0].replace_all_uses_with(result)
     op.erase()
+
+
+def _float_below(t: ir.Type, power: float) -> ir.Value:
+    """The largest value of float type `t` (float32 or float64) below the power of two `power`."""
+    elem = tile.element_of(t)
+    mantissa = {"f32": 24, "f64": 53}[str(elem)]
+    value = power - power / 2.0**mantissa
+    return _constant(t, value)
