@@ -1,6 +1,7 @@
 """Differential tests: seeded random reductions, scans and broadcasts over 3-D blocks whose
 dimensions are often 1 (shapes where lowering bugs hid: a 1x8x4 block reduced along its last axis did
-not compile on the CPU target), run on both host targets and compared with NumPy."""
+not compile on the CPU target), run on both host targets and compared with NumPy; and signed zeros
+in NaN-propagating min / max."""
 
 from __future__ import annotations
 
@@ -124,3 +125,26 @@ def test_broadcasts_between_blocks_with_unit_dimensions(target, xs, ys, axis):
     out = np.zeros(expected.size, np.float32)
     broadcast_3d[(1,)](x, y, out, XA=xs[0], XB=xs[1], XC=xs[2], YA=ys[0], YB=ys[1], YC=ys[2], AXIS=axis)
     np.testing.assert_allclose(out, expected.ravel(), rtol=1e-5, atol=1e-5)
+
+
+@tilec.jit
+def ieee_min_max(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x, y = tl.load(x_ptr + i), tl.load(y_ptr + i)
+    tl.store(out_ptr + i, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + N + i, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))
+
+
+def test_nan_propagating_min_max_order_signed_zeros(target):
+    """propagate_nan=ALL is IEEE 754-2019 maximum / minimum: NaN wins and -0 < +0 (the interpreter's
+    maximum of -0 and +0 was -0; the CPU target's +0)."""
+    x = np.array([0.0, -0.0, -0.0, 0.0, np.nan, 1.0, -2.0, np.inf], np.float32)
+    y = np.array([-0.0, 0.0, -0.0, 0.0, 1.0, np.nan, 3.0, -np.inf], np.float32)
+    out = np.zeros(16, np.float32)
+    ieee_min_max[(1,)](x, y, out, N=8)
+    expected_max = np.array([0.0, 0.0, -0.0, 0.0, np.nan, np.nan, 3.0, np.inf], np.float32)
+    expected_min = np.array([-0.0, -0.0, -0.0, 0.0, np.nan, np.nan, -2.0, -np.inf], np.float32)
+    np.testing.assert_array_equal(out[:8], expected_max)
+    np.testing.assert_array_equal(out[8:], expected_min)
+    assert (np.signbit(out[:4]) == np.signbit(expected_max[:4])).all()
+    assert (np.signbit(out[8:12]) == np.signbit(expected_min[:4])).all()

@@ -376,6 +376,20 @@ def _int_binop(signed_fn, unsigned_fn=None):
     return make
 
 
+def _ieee_maximum(a, b):
+    """IEEE 754-2019 maximum (arith.maximumf): NaN propagates and +0 is above -0 (np.maximum gave
+    -0 for max(-0, +0)); the sum of two zeros is +0 unless both are -0."""
+    r = np.maximum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, a + b, r) if np.any(both_zero) else r
+
+
+def _ieee_minimum(a, b):
+    """IEEE 754-2019 minimum (arith.minimumf): -0 is below +0."""
+    r = np.minimum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, -(-a - b), r) if np.any(both_zero) else r
+
 _simple_ops = {
     "arith.addi": lambda op: np.add,
     "arith.subi": lambda op: np.subtract,
@@ -393,8 +407,8 @@ _simple_ops = {
     "arith.minsi": lambda op: np.minimum,
     "arith.maxui": lambda op: lambda a, b: np.maximum(_unsigned(a), _unsigned(b)).view(a.dtype),
     "arith.minui": lambda op: lambda a, b: np.minimum(_unsigned(a), _unsigned(b)).view(a.dtype),
-    "arith.maximumf": lambda op: np.maximum,
-    "arith.minimumf": lambda op: np.minimum,
+    "arith.maximumf": lambda op: _ieee_maximum,
+    "arith.minimumf": lambda op: _ieee_minimum,
     "arith.maxnumf": lambda op: np.fmax,
     "arith.minnumf": lambda op: np.fmin,
     "arith.select": lambda op: np.where,
