@@ -196,12 +196,11 @@ def log1p(x) -> tensor:
     s^23 / 23 < 1e-20), elsewhere log(1 + x) (the GPUs' log is accurate relative to log2 values away
     from 0, not near 1), in float64 plus (x - (u - 1)) / u, what rounding u = 1 + x lost (2 ulp)."""
     x = _float(x, "log1p")
-    if x.dtype.is_fp64():  # the series, else log(1 + x) with what rounding 1 + x lost put back
+    if x.dtype.is_fp64():
         return float64_special.log1p(x)
     s = semantic.truediv(x, semantic.add(x, 2.0), precise=True)
     s2 = semantic.mul(s, s)
-    terms = 11 if x.dtype.is_fp64() else 5
-    series = semantic.mul(semantic.mul(s, 2.0), _horner(s2, [1 / (2 * k + 1) for k in range(terms)]))
+    series = semantic.mul(semantic.mul(s, 2.0), _horner(s2, [1 / (2 * k + 1) for k in range(5)]))
     near = semantic.logical_and(semantic.compare("ge", x, -0.25), semantic.compare("le", x, 1 / 3))
     return semantic.where(near, series, builtins.log(semantic.add(x, 1.0)))
 
@@ -216,8 +215,7 @@ def expm1(x) -> tensor:
         r = float64_math._expm1(x)
         r = semantic.where(semantic.compare("eq", x, 0.0), x, r)  # expm1(-0) = -0
         return semantic.where(semantic.compare("ne", x, x), x, r)
-    last = 16 if x.dtype.is_fp64() else 9
-    factorials = [1.0 / _math.factorial(k) for k in range(1, last + 1)]
+    factorials = [1.0 / _math.factorial(k) for k in range(1, 10)]
     series = semantic.mul(x, _horner(x, factorials))
     near = semantic.compare("lt", semantic.abs_(x), 0.35)
     return semantic.where(near, series, semantic.sub(builtins.exp(x), 1.0))
@@ -1551,7 +1549,8 @@ def ldexp(x, n) -> tensor:
         n = semantic.to_tensor(n)
         if not n.dtype.is_int():
             raise SemanticError(f"libdevice.ldexp needs an integer exponent, got {n.dtype}")
-        return float64_special.ldexp(x, semantic.broadcast_to(n, x.shape) if n.shape != x.shape else n)
+        shape = semantic.broadcast_shapes(x.shape, n.shape)
+        return float64_special.ldexp(semantic.broadcast_to(x, shape), semantic.broadcast_to(n, shape))
     x, t = _f32(x, "ldexp")
     n = semantic.cast(semantic.to_tensor(n), core.int32)
     n = semantic.minimum(semantic.maximum(n, -400), 400)  # beyond this every float32 is 0 or inf
