@@ -948,12 +948,17 @@ def dot(
     (3-D blocks [B, M, K] and [B, K, N]: B products, as in Triton).
     fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32, int8 in int32.
     For fp32 inputs `input_precision` is "tf32" (the default, as in Triton: tf32 tensor cores on
-    NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32) or "ieee" (exact fp32);
+    NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32), "ieee" (exact fp32), "bf16x3" or
+    "bf16x6" (as Triton's: each operand split into bfloat16 parts hi + mid (+ lo), and the three
+    products hi hi, hi mid, mid hi (six: also mid mid, hi lo, lo hi) summed in fp32, smallest first:
+    bf16 tensor cores at about 2^-16 (2^-24) relative; the same dots on every target);
     `allow_tf32=False` means "ieee". For fp8 inputs on Hopper's tensor cores, which sum in reduced
     precision, `max_num_imprecise_acc` (as in Triton; default: all of K) is how many K values are
     summed that way before the partial sum is added in fp32 (0 or 32: after every instruction).
     """
     a, b = to_tensor(input), to_tensor(other)
+    if input_precision in _BF16_SPLITS and a.dtype.is_fp32() and b.dtype.is_fp32():
+        return _bf16_split_dot(a, b, acc, _BF16_SPLITS[input_precision])
     if len(a.shape) == 3 and len(b.shape) == 3:
         options = dict(input_precision=input_precision, allow_tf32=allow_tf32, out_dtype=out_dtype)
         return _batched_dot(a, b, acc, max_num_imprecise_acc=max_num_imprecise_acc, **options)
@@ -978,8 +983,12 @@ def dot(
         out_t = acc_t.dtype
     if input_precision is None:
         input_precision = "tf32" if (allow_tf32 is None or allow_tf32) and a.dtype.is_fp32() else "ieee"
+    if input_precision in _BF16_SPLITS:  # for operands other than fp32 (split above), as "ieee"
+        input_precision = "ieee"
     if input_precision not in ("ieee", "tf32", "tf32x3"):
-        raise SemanticError(f"input_precision '{input_precision}' is not one of ieee, tf32, tf32x3")
+        raise SemanticError(
+            f"input_precision '{input_precision}' is not one of ieee, tf32, tf32x3, bf16x3, bf16x6"
+        )
     if max_num_imprecise_acc is not None:
         max_num_imprecise_acc = _py.int(max_num_imprecise_acc)
         if max_num_imprecise_acc < 0:
@@ -996,6 +1005,32 @@ def dot(
         max_num_imprecise_acc=max_num_imprecise_acc,
     )
     return tensor(h, out_t, shape)
+
+
+# input_precision -> the (a part, b part) products summed, smallest first: 0 = hi, 1 = mid, 2 = lo
+_BF16_SPLITS = {
+    "bf16x3": [(1, 0), (0, 1), (0, 0)],
+    "bf16x6": [(1, 1), (2, 0), (0, 2), (1, 0), (0, 1), (0, 0)],
+}
+
+
+def _bf16_parts(x: tensor, count: int) -> list[tensor]:
+    """fp32 x as bfloat16 parts hi, mid, lo (x = hi + mid + lo to 24 bits; each remainder is exact)."""
+    parts, rest = [], x
+    for _ in range(count):
+        part = semantic.cast(rest, core.bfloat16)
+        parts.append(part)
+        rest = semantic.sub(rest, semantic.cast(part, core.float32))
+    return parts
+
+
+def _bf16_split_dot(a: tensor, b: tensor, acc, products) -> tensor:
+    """tl.dot of fp32 operands with input_precision "bf16x3" / "bf16x6" as bfloat16 dots (see tl.dot)."""
+    count = 1 + _py.max(p for pair in products for p in pair)
+    a_parts, b_parts = _bf16_parts(a, count), _bf16_parts(b, count)
+    for i, j in products:
+        acc = dot(a_parts[i], b_parts[j], acc=acc)
+    return acc
 
 
 def _dot_result_type(operand: dtype, out_dtype) -> dtype:

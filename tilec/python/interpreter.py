@@ -390,6 +390,7 @@ def _ieee_minimum(a, b):
     both_zero = (a == 0) & (b == 0)
     return np.where(both_zero, -(-a - b), r) if np.any(both_zero) else r
 
+
 _simple_ops = {
     "arith.addi": lambda op: np.add,
     "arith.subi": lambda op: np.subtract,
