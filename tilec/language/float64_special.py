@@ -477,20 +477,26 @@ def _near_zero(x):
     return _near_two(small), log1p(small)
 
 
-def lgamma(x):
-    """log |Gamma(x)|; +inf at the poles (0 and the negative integers) and at +-inf."""
-    a = semantic.abs_(x)
-    finite = semantic.compare("lt", a, _INF)
-    positive = _lgamma_positive(
-        semantic.where(semantic.logical_and(finite, semantic.compare("ge", x, 0.5)), x, 1.0)
-    )
-    at_two, log_one_plus = _near_zero(x)
-    near_zero = semantic.sub(semantic.sub(at_two, log_one_plus), float64_math.log(a))
-    # reflection below -1/2: log pi - log |x sin(pi x)| - lgamma(-x)
+def _gamma_regions(x):
+    """What lgamma and tgamma share: (finite, x where x >= 1/2 else 1, reflect = finite x <= -1/2,
+    safe = x there else -0.75, sin(pi safe), pole = a reflected x that is an integer)."""
+    finite = semantic.compare("lt", semantic.abs_(x), _INF)
+    positive_x = semantic.where(semantic.logical_and(finite, semantic.compare("ge", x, 0.5)), x, 1.0)
     reflect = semantic.logical_and(finite, semantic.compare("le", x, -0.5))
     safe = semantic.where(reflect, x, -0.75)
     sine = sinpi(safe)
     pole = semantic.logical_and(reflect, semantic.compare("eq", sine, 0.0))
+    return finite, positive_x, reflect, safe, sine, pole
+
+
+def lgamma(x):
+    """log |Gamma(x)|; +inf at the poles (0 and the negative integers) and at +-inf."""
+    a = semantic.abs_(x)
+    finite, positive_x, reflect, safe, sine, pole = _gamma_regions(x)
+    positive = _lgamma_positive(positive_x)
+    at_two, log_one_plus = _near_zero(x)
+    near_zero = semantic.sub(semantic.sub(at_two, log_one_plus), float64_math.log(a))
+    # reflection below -1/2: log pi - log |x sin(pi x)| - lgamma(-x)
     product = semantic.abs_(semantic.mul(semantic.where(pole, 1.0, sine), safe))
     mirrored = _lgamma_positive(semantic.neg(safe))
     reflected = semantic.sub(semantic.sub(_math.log(_math.pi), float64_math.log(product)), mirrored)
@@ -503,18 +509,11 @@ def lgamma(x):
 
 def tgamma(x):
     """Gamma(x): +-inf at +-0, NaN at the negative integers and -inf, +inf at +inf (C's tgamma)."""
-    a = semantic.abs_(x)
-    finite = semantic.compare("lt", a, _INF)
-    positive = _gamma_positive(
-        semantic.where(semantic.logical_and(finite, semantic.compare("ge", x, 0.5)), x, 1.0)
-    )
+    _, positive_x, reflect, safe, sine, pole = _gamma_regions(x)
+    positive = _gamma_positive(positive_x)
     at_two, _ = _near_zero(x)
     near_zero = _div(float64_math.exp(at_two), semantic.mul(x, semantic.add(x, 1.0)))
     # reflection below -1/2: Gamma(x) = -pi / (x sin(pi x) Gamma(-x))
-    reflect = semantic.logical_and(finite, semantic.compare("le", x, -0.5))
-    safe = semantic.where(reflect, x, -0.75)
-    sine = sinpi(safe)
-    pole = semantic.logical_and(reflect, semantic.compare("eq", sine, 0.0))
     mirrored = _gamma_positive(semantic.neg(safe))
     reflected = _div(_div(-_math.pi, semantic.mul(safe, semantic.where(pole, 1.0, sine))), mirrored)
     r = semantic.where(
@@ -565,14 +564,20 @@ def ldexp(x, n):
 
 
 def nextafter(x, y):
-    """The float64 next to x toward y (y itself when equal; NaN if either is)."""
-    bits = semantic.cast(x, core.int64, bitcast=True)
+    """The float next to x toward y (y itself when equal; NaN if either is), float32 or float64 (the
+    integer of the same width steps the bits: away from zero adds one, toward zero takes one)."""
+    float_t = x.dtype
+    int_t = core.int64 if float_t.is_fp64() else core.int32
+    bits = semantic.cast(x, int_t, bitcast=True)
     away = semantic.compare("eq", semantic.compare("gt", y, x), semantic.compare("gt", x, 0.0))
     stepped = semantic.cast(
-        semantic.where(away, semantic.add(bits, 1), semantic.sub(bits, 1)), core.float64, bitcast=True
+        semantic.where(away, semantic.add(bits, 1), semantic.sub(bits, 1)), float_t, bitcast=True
     )
-    smallest = semantic.cast(semantic.to_tensor(1, core.int64), core.float64, bitcast=True)
-    from_zero = _copysign(semantic.broadcast_to(smallest, x.shape), semantic.sub(y, x))
+    smallest = semantic.broadcast_to(
+        semantic.cast(semantic.to_tensor(1, int_t), float_t, bitcast=True), x.shape
+    )
+    toward = semantic.sub(y, x)
+    from_zero = core.tensor(_math_d.copysign(smallest.handle, toward.handle), float_t, x.shape)
     r = semantic.where(semantic.compare("eq", x, 0.0), from_zero, stepped)
     r = semantic.where(semantic.compare("eq", x, y), y, r)
     return semantic.where(semantic.logical_or(_is_nan(x), _is_nan(y)), float("nan"), r)

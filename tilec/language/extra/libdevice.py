@@ -1604,18 +1604,7 @@ def nextafter(x, y) -> tensor:
         return float64_special.nextafter(*_float_operands("nextafter", x, y))
     x, t = _f32(x, "nextafter")
     y, _ = _f32(y, "nextafter")
-    bits = semantic.cast(x, core.int32, bitcast=True)
-    # away from zero adds one to the magnitude's bits, toward zero takes one
-    away = semantic.compare("eq", semantic.compare("gt", y, x), semantic.compare("gt", x, 0.0))
-    stepped = semantic.cast(
-        semantic.where(away, semantic.add(bits, 1), semantic.sub(bits, 1)), core.float32, bitcast=True
-    )
-    smallest = semantic.cast(semantic.to_tensor(1, core.int32), core.float32, bitcast=True)
-    from_zero = _with_sign_of(semantic.broadcast_to(smallest, x.shape), semantic.sub(y, x))
-    r = semantic.where(semantic.compare("eq", x, 0.0), from_zero, stepped)
-    r = semantic.where(semantic.compare("eq", x, y), y, r)
-    nan = semantic.logical_or(semantic.compare("ne", x, x), semantic.compare("ne", y, y))
-    return semantic.cast(semantic.where(nan, float("nan"), r), t)
+    return semantic.cast(float64_special.nextafter(x, y), t)
 
 
 # -- arithmetic rounded on its own, fast variants, bit assembly ---------------------------------------
