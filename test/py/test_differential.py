@@ -15,15 +15,29 @@ import tilec.language as tl
 
 
 @tilec.jit
-def reduce_3d(
-    x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr, OP: tl.constexpr
-):
-    i = (
+def offsets_3d(A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    """The row-major offsets of an A x B x C block."""
+    return (
         tl.arange(0, A)[:, None, None] * B * C
         + tl.arange(0, B)[None, :, None] * C
         + tl.arange(0, C)[None, None, :]
     )
-    x = tl.load(x_ptr + i)
+
+
+@tilec.jit
+def store_3d(out_ptr, r):
+    """Stores the 3-D block r row-major (its shape known at compile time)."""
+    RA: tl.constexpr = r.shape[0]
+    RB: tl.constexpr = r.shape[1]
+    RC: tl.constexpr = r.shape[2]
+    tl.store(out_ptr + offsets_3d(RA, RB, RC), r)
+
+
+@tilec.jit
+def reduce_3d(
+    x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr, OP: tl.constexpr
+):
+    x = tl.load(x_ptr + offsets_3d(A, B, C))
     if OP == "sum":
         r = tl.sum(x, axis=AXIS, keep_dims=True)
     elif OP == "max":
@@ -34,15 +48,7 @@ def reduce_3d(
         r = tl.cumsum(x, axis=AXIS)
     else:
         r = tl.cumsum(x, axis=AXIS, reverse=True)
-    RA: tl.constexpr = r.shape[0]
-    RB: tl.constexpr = r.shape[1]
-    RC: tl.constexpr = r.shape[2]
-    o = (
-        tl.arange(0, RA)[:, None, None] * RB * RC
-        + tl.arange(0, RB)[None, :, None] * RC
-        + tl.arange(0, RC)[None, None, :]
-    )
-    tl.store(out_ptr + o, r.to(tl.float32))
+    store_3d(out_ptr, r.to(tl.float32))
 
 
 def _reduce_reference(x, op, axis):
@@ -82,28 +88,10 @@ def broadcast_3d(
     XA: tl.constexpr, XB: tl.constexpr, XC: tl.constexpr, YA: tl.constexpr, YB: tl.constexpr, YC: tl.constexpr,
     AXIS: tl.constexpr,
 ):  # fmt: skip
-    x = tl.load(
-        x_ptr
-        + tl.arange(0, XA)[:, None, None] * XB * XC
-        + tl.arange(0, XB)[None, :, None] * XC
-        + tl.arange(0, XC)[None, None, :]
-    )
-    y = tl.load(
-        y_ptr
-        + tl.arange(0, YA)[:, None, None] * YB * YC
-        + tl.arange(0, YB)[None, :, None] * YC
-        + tl.arange(0, YC)[None, None, :]
-    )
+    x = tl.load(x_ptr + offsets_3d(XA, XB, XC))
+    y = tl.load(y_ptr + offsets_3d(YA, YB, YC))
     r = tl.max(x + y, axis=AXIS, keep_dims=True) - tl.where(x > y, x, y) * 2
-    RA: tl.constexpr = r.shape[0]
-    RB: tl.constexpr = r.shape[1]
-    RC: tl.constexpr = r.shape[2]
-    o = (
-        tl.arange(0, RA)[:, None, None] * RB * RC
-        + tl.arange(0, RB)[None, :, None] * RC
-        + tl.arange(0, RC)[None, None, :]
-    )
-    tl.store(out_ptr + o, r)
+    store_3d(out_ptr, r)
 
 
 def _broadcast_cases(count=12, seed=5):
