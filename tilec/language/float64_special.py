@@ -392,7 +392,7 @@ def _near_two(y):
 
 
 def _shifted(x):
-    """(y, log of the product P) for x in [1.5, 10): x - n = 2 + y with y in [-1/2, 1/2), P = (x - 1) ...
+    """(y, the product P) for x in [1.5, 10): x - n = 2 + y with y in [-1/2, 1/2), P = (x - 1) ...
     (x - n) = Gamma(x) / Gamma(2 + y) (n <= 8; each x - i exact)."""
     n = float64_math._floor(semantic.sub(x, 1.5))
     product = _full(1.0, x)
