@@ -3,7 +3,8 @@ torch.matmul (cuBLAS) and Triton for fp16/bf16 squares and skinny (decode-like) 
 persistent kernel, through tensor descriptors, and both), fp8 e4m3
 squares against torch._scaled_mm (cuBLAS) and Triton, and the fused attention kernel against torch's
 scaled_dot_product_attention and Triton, all from one run. tilec and Triton compile the same kernel
-source and each reports its best over the same list of tile configs.
+source and each reports its best over the same list of tile configs; then each row's contenders
+are timed again in interleaved rounds (ROUNDS), and the medians are reported.
 
     python -m bench.matmul [--quick] [--winners] [--attention-only] [--json out.json]
 
@@ -89,6 +90,24 @@ def _best(launch, configs, check) -> tuple:
         if best[0] is None or ms < best[0]:
             best = (ms, cfg)
     return best
+
+
+# The three contenders of a row are timed again after the config search, in ROUNDS interleaved rounds
+# (tilec, the vendor library, Triton, then again): an H200's clocks drift with its temperature over
+# a row's seconds, and timing each contender once, one after the other, moved ratios by up to 5%
+# between runs of the same code (bench/results/h200-matmul-pointer-vs-descriptors-...-session20.txt).
+ROUNDS = 5
+
+
+def _final_times(launches: dict) -> tuple[dict, dict]:
+    """({name: median ms}, {name: [min, max] ms}) over ROUNDS interleaved rounds of `launches`."""
+    samples = {name: [] for name in launches}
+    for _ in range(ROUNDS):
+        for name, fn in launches.items():
+            samples[name].append(bench(fn))
+    medians = {name: sorted(s)[len(s) // 2] for name, s in samples.items()}
+    spreads = {name: [min(s), max(s)] for name, s in samples.items()}
+    return medians, spreads
 
 
 def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
@@ -182,9 +201,15 @@ def _product_row(tk, tr, record, dname, a, b, launch, configs) -> None:
     def check(cfg):
         torch.testing.assert_close(c.float(), ref.float(), atol=0.5, rtol=2e-2)
 
-    t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, a, b, c, *cfg), configs, check)
-    t_triton, cfg_triton = _best(lambda cfg: launch(tr, a, b, c, *cfg), configs, check)
-    times = {"tilec": t_tilec, "cublas": bench(lambda: torch.matmul(a, b, out=c)), "triton": t_triton}
+    _, cfg_tilec = _best(lambda cfg: launch(tk, a, b, c, *cfg), configs, check)
+    _, cfg_triton = _best(lambda cfg: launch(tr, a, b, c, *cfg), configs, check)
+    times, spreads = _final_times(
+        {
+            "tilec": lambda: launch(tk, a, b, c, *cfg_tilec),
+            "cublas": lambda: torch.matmul(a, b, out=c),
+            "triton": lambda: launch(tr, a, b, c, *cfg_triton),
+        }
+    )
     record(
         {
             "kernel": "matmul",
@@ -193,6 +218,7 @@ def _product_row(tk, tr, record, dname, a, b, launch, configs) -> None:
             "tilec_config": list(cfg_tilec),
             "triton_config": list(cfg_triton),
             **{f"{k}_tflops": 2 * M * N * K / (t * 1e-3) / 1e12 for k, t in times.items()},
+            "spread_ms": spreads,
         }
     )
 
@@ -291,14 +317,16 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
             errors[cfg] = (c.float() - ref).abs().max().item()
             assert errors[cfg] < 1e-2 * scale, (cfg, errors[cfg], scale)
 
-        t_tilec, cfg_tilec = _best(lambda cfg: _matmul_bt(tk, a, bt, c, *cfg), fp8_configs, check)
+        _, cfg_tilec = _best(lambda cfg: _matmul_bt(tk, a, bt, c, *cfg), fp8_configs, check)
         tilec_error = errors[cfg_tilec]
-        t_triton, cfg_triton = _best(lambda cfg: _matmul_bt(tr, a, bt, c, *cfg), fp8_configs, check)
-        times = {
-            "tilec": t_tilec,
-            "cublas": bench(lambda: torch._scaled_mm(a, bt.T, one, one, out_dtype=torch.float16)),
-            "triton": t_triton,
-        }
+        _, cfg_triton = _best(lambda cfg: _matmul_bt(tr, a, bt, c, *cfg), fp8_configs, check)
+        times, spreads = _final_times(
+            {
+                "tilec": lambda: _matmul_bt(tk, a, bt, c, *cfg_tilec),
+                "cublas": lambda: torch._scaled_mm(a, bt.T, one, one, out_dtype=torch.float16),
+                "triton": lambda: _matmul_bt(tr, a, bt, c, *cfg_triton),
+            }
+        )
         record(
             {
                 "kernel": "matmul",
@@ -308,6 +336,7 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
                 "triton_config": list(cfg_triton),
                 "max_abs_error": {"tilec": tilec_error, "triton": errors[cfg_triton], "output_max": scale},
                 **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+                "spread_ms": spreads,
             }
         )
 
@@ -352,15 +381,17 @@ def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS, descriptors=Fals
             torch.testing.assert_close(out, ref, atol=2e-2, rtol=2e-2)
 
         flops = 4 * heads * seq * seq * dim
-        t_tilec, cfg_tilec = _best(lambda cfg: launch(tk, cfg), configs, check)
-        t_triton, cfg_triton = _best(lambda cfg: launch(tr, cfg), configs, check)
-        times = {
-            "tilec": t_tilec,
-            "triton": t_triton,
-            "torch_sdpa": bench(
-                lambda: torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])
-            ),
-        }
+        _, cfg_tilec = _best(lambda cfg: launch(tk, cfg), configs, check)
+        _, cfg_triton = _best(lambda cfg: launch(tr, cfg), configs, check)
+        times, spreads = _final_times(
+            {
+                "tilec": lambda: launch(tk, cfg_tilec),
+                "triton": lambda: launch(tr, cfg_triton),
+                "torch_sdpa": lambda: torch.nn.functional.scaled_dot_product_attention(
+                    q[None], k[None], v[None]
+                ),
+            }
+        )
         record(
             {
                 "kernel": "attention",
@@ -369,6 +400,7 @@ def _attention(tk, tr, seqs, record, configs=ATTENTION_CONFIGS, descriptors=Fals
                 "tilec_config": list(cfg_tilec),
                 "triton_config": list(cfg_triton),
                 **{f"{k}_tflops": flops / (t * 1e-3) / 1e12 for k, t in times.items()},
+                "spread_ms": spreads,
             }
         )
 
