@@ -1,6 +1,7 @@
 """Debug builds on NVIDIA GPUs check every access against the tensors passed (tile-check-bounds), as
 the CPU target's do: an access outside them is a device-side assertion naming the line."""
 
+import pathlib
 import re
 
 import pytest
@@ -35,6 +36,24 @@ def test_debug_builds_take_the_ranges_and_assert(arch):
     plain = tilec.compile(doubled, SIGNATURE, {"BLOCK": 128}, target=arch, debug=False)
     assert "bounds_checked" not in plain.metadata
     assert _params(plain.asm["ptx"]) == ["u64", "u64", "u32"]
+
+
+@pytest.mark.parametrize("layout", ["row", "column"])
+def test_debug_builds_of_matmuls_fit_in_shared_memory(layout):
+    """The checks of a column-major B (loaded in a column-major layout, its pointers carried so) are
+    evaluated where its pointers are: evaluated in the default layout they took B's 64x256 pointers
+    through shared memory, 290 KiB in all, more than a program may have (a debug build failed to
+    launch what the release build ran)."""
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    from test_cp_async import _compiled
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TILEC_DEBUG", "1")
+        checked = _compiled(("fp16", "fp16"), (128, 256, 64, 8), layout, 3)
+    assert checked.metadata["bounds_checked"]
+    assert checked.metadata["shared"] <= 227 * 1024
 
 
 def test_amd_debug_builds_are_not_checked():

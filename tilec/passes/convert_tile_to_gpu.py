@@ -505,6 +505,29 @@ class _KernelLowering:
                 pending.extend(x for x in op.operands if tile.shape_of(x.type) == shape)
         return None
 
+    def layout_of_inputs(self, value: ir.Value):
+        """The layout in which most bytes of the tensors `value` is built from (through cheap ops of
+        its shape) already are, else None. An op that may take any layout (an assertion) takes
+        that one: tile-check-bounds asserts on addresses of pointers carried in a load's
+        column-major layout, and the default layout would copy the pointers through shared memory
+        (64 KiB and more per tile: more than a program may have, in debug builds of matmuls)."""
+        shape = tile.shape_of(value.type)
+        weights: dict = {}
+        pending, seen = [value], set()
+        while pending:
+            v = pending.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in self.natural:
+                layout = self.natural[v][0]
+                weights[layout] = weights.get(layout, 0) + _bytes(_scalar_type(v.type))
+                continue
+            op = self.lazy_ops.get(v)
+            if op is not None:
+                pending.extend(x for x in op.operands if tile.shape_of(x.type) == shape)
+        return max(weights, key=weights.get) if weights else None
+
     # -- values -------------------------------------------------------------------------------
     def scalar(self, v: ir.Value) -> ir.Value:
         if v not in self.scalars:
@@ -1826,7 +1849,7 @@ def _assert(self: _KernelLowering, op):
     if not shape:
         cf.AssertOp(_truthy(self.scalar(cond)), message)
         return
-    layout = self.layout_for(shape, tile.element_of(cond.type))
+    layout = self.layout_of_inputs(cond) or self.layout_for(shape, tile.element_of(cond.type))
     regs = self.regs(cond, layout)
     ok = _truthy(regs[0])
     for r in regs[1:]:
