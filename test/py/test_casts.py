@@ -230,7 +230,8 @@ def float_to_integers(x_ptr, i8, u8, i16, u16, i32, u32, i64, u64, N: tl.constex
 
 # NaN, infinities and values beyond each integer's range (undefined in LLVM): NVIDIA's cvt.rzi
 # results, which the CPU target and the interpreter now give too (x86 said INT_MIN for all of them):
-# truncated, clamped to the result's range (16 bits for 8-bit results, then wrapped), 0 for NaN.
+# truncated, clamped to the result's range (16 bits for 8-bit results, then wrapped); NaN gives 0,
+# except into 64 bits and from float64, where it gives the sign bit alone (measured on an H200).
 _SPECIAL_FLOATS = [
     np.nan,
     np.inf,
@@ -257,8 +258,9 @@ _NVIDIA_RESULTS = {
     np.int32: [0, 2**31 - 1, -(2**31), 2**31 - 1, -(2**31), 300, -300, -1, 3, -3, 65536, 2**31 - 1, 2**31 - 1,
                2**31 - 1, -(2**31), 0],
     np.uint32: [0, 2**32 - 1, 0, 2**32 - 1, 0, 300, 0, 0, 3, 0, 65536, 2**31, 2**32 - 1, 2**32 - 1, 0, 0],
-    np.int64: [0, 2**63 - 1, -(2**63), 10**10, -(10**10), 300, -300, -1, 3, -3, 65536, 2**31, 2**63 - 1, 2**63 - 1, -(2**63), 0],
-    np.uint64: [0, 2**64 - 1, 0, 10**10, 0, 300, 0, 0, 3, 0, 65536, 2**31, 2**63, 2**64 - 1, 0, 0],
+    np.int64: [-(2**63), 2**63 - 1, -(2**63), 10**10, -(10**10), 300, -300, -1, 3, -3, 65536, 2**31, 2**63 - 1,
+               2**63 - 1, -(2**63), 0],
+    np.uint64: [2**63, 2**64 - 1, 0, 10**10, 0, 300, 0, 0, 3, 0, 65536, 2**31, 2**63, 2**64 - 1, 0, 0],
 }  # fmt: skip
 
 
@@ -287,27 +289,53 @@ def test_float_to_integer_conversions_on_gpu():
         )
 
 
-def _cvt_rzi(value: float, width: int, signed: bool) -> int:
-    """PTX cvt.rzi's result for an integer of `width` bits (16 for 8-bit ones, then wrapped)."""
+def _cvt_rzi(value: float, width: int, signed: bool, from_f64: bool) -> int:
+    """PTX cvt.rzi's result for an integer of `width` bits (16 for 8-bit ones, then wrapped), as an
+    H200 gives it: NaN is 0, except from float64 or into 64 bits (the sign bit alone)."""
     bits = max(width, 16)
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
-    v = 0 if np.isnan(value) else (high if value >= high else low if value <= low else int(np.trunc(value)))
+    nan = (-(2 ** (bits - 1)) if signed else 2 ** (bits - 1)) if from_f64 or bits == 64 else 0
+    v = nan if np.isnan(value) else (high if value >= high else low if value <= low else int(np.trunc(value)))
     v &= (1 << width) - 1
     return v - (1 << width) if signed and v >= 1 << (width - 1) else v
+
+
+def _special_sources(source) -> np.ndarray:
+    big = 1e300 if source is np.float64 else 65504
+    with np.errstate(over="ignore"):
+        return np.array([np.nan, np.inf, -np.inf, big, -big, 32767, 32768, 65535, -32769, 300.7, -1.5, 2.0**40,
+                         -(2.0**40), 2.0**63, 1e19, 0.5], np.float64).astype(source)  # fmt: skip
+
+
+def _expected_conversions(x: np.ndarray) -> list:
+    """Per integer type of _NVIDIA_RESULTS: cvt.rzi's results for the floats `x`, as that type."""
+    expected = []
+    for t in _NVIDIA_RESULTS:
+        width, signed = np.dtype(t).itemsize * 8, np.issubdtype(t, np.signedinteger)
+        values = [_cvt_rzi(float(v), width, signed, x.dtype == np.float64) for v in x]
+        expected.append(np.array(values, dtype=np.int64 if signed else np.uint64).astype(t))
+    return expected
 
 
 @pytest.mark.parametrize("source", [np.float16, np.float64])
 def test_float16_and_float64_to_integers_saturate_too(target, source):
     """float16 (whose bounds, e.g. 32767, are no float16 values) and float64 sources."""
-    big = 1e300 if source is np.float64 else 65504
-    x = np.array([np.nan, np.inf, -np.inf, big, -big, 32767, 32768, 65535, -32769, 300.7, -1.5, 2.0**40, -(2.0**40),
-                  2.0**63, 1e19, 0.5], np.float64).astype(source)  # fmt: skip
+    x = _special_sources(source)
     outs = [np.zeros(len(x), t) for t in _NVIDIA_RESULTS]
-    with np.errstate(over="ignore"):
-        float_to_integers[(1,)](x, *outs, N=len(x))
-    for out, t in zip(outs, _NVIDIA_RESULTS):
-        width, signed = np.dtype(t).itemsize * 8, np.issubdtype(t, np.signedinteger)
-        expected = [_cvt_rzi(float(v), width, signed) for v in x]
-        np.testing.assert_array_equal(
-            out, np.array(expected, dtype=np.int64 if signed else np.uint64).astype(t)
-        )
+    float_to_integers[(1,)](x, *outs, N=len(x))
+    for out, expected in zip(outs, _expected_conversions(x)):
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("source", [np.float16, np.float64])
+def test_float16_and_float64_to_integers_on_gpu(source):
+    import torch
+
+    x = _special_sources(source)
+    widths = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    outs = [torch.zeros(len(x), dtype=widths[np.dtype(t).itemsize], device="cuda") for t in _NVIDIA_RESULTS]
+    float_to_integers[(1,)](torch.from_numpy(x).cuda(), *outs, N=len(x))
+    for out, t, expected in zip(outs, _NVIDIA_RESULTS, _expected_conversions(x)):
+        np.testing.assert_array_equal(out.cpu().numpy().view(t), expected, err_msg=t.__name__)

@@ -361,14 +361,15 @@ def test_float64_functions_compile_for_gpus_without_vendor_libraries(arch, tmp_p
 
 @pytest.mark.gpu
 @needs_gpu
+@needs_mpmath
 def test_float64_special_functions_on_gpu():
-    """The GPU runs the host's float64 arithmetic (no contraction of float64 operations): its results
-    are the interpreter's (checked against mpmath above) to an ulp (float32 estimates may differ)."""
+    """The GPU's results against mpmath, with the host's bounds; NaN where the interpreter's are. (Not
+    the interpreter's values to an ulp: where a float32 estimate starts Newton's iteration, erfcinv,
+    the GPU's float32 arithmetic may end it an ulp or two elsewhere, as measured on an H200.)"""
     import torch
 
-    rng = np.random.default_rng(3)
-    for name, (_, make, _) in sorted(CASES.items()):
-        x = make(rng, N)
+    for name in sorted(CASES):
+        x, expected = _case(name)
         out = torch.zeros(N, dtype=torch.float64, device="cuda")
         unary[(1,)](torch.from_numpy(x).cuda(), out, N=N, NAME=name)
         host = np.zeros_like(x)
@@ -377,4 +378,4 @@ def test_float64_special_functions_on_gpu():
             unary[(1,)](x, host, N=N, NAME=name)
         got = out.cpu().numpy()
         assert np.array_equal(np.isnan(got), np.isnan(host)), name
-        assert _ulps(got, host).max() <= 1, (name, _ulps(got, host).max())
+        assert _ulps(got, expected).max() <= CASES[name][2], (name, _ulps(got, expected).max())

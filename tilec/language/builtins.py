@@ -1184,8 +1184,9 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False) -> tensor:
     reinterprets the bits (same width); `fp_downcast_rounding` ("rtne", "rtz") rounds a float going to
     a narrower float; pointers convert to other pointer types, to int64 and back, as in Triton. A float
     going to an integer is truncated toward zero; NaN and values out of range (undefined in Triton) give
-    NVIDIA's results on NVIDIA GPUs, the CPU target and the interpreter alike: 0 for NaN, clamped to
-    the result's range (to 16 bits for 8-bit results, then wrapped); AMD GPUs agree for 32-bit results."""
+    NVIDIA's results on NVIDIA GPUs, the CPU target and the interpreter alike: clamped to the result's
+    range (to 16 bits for 8-bit results, then wrapped); NaN gives 0, but from float64 or into 64 bits
+    the sign bit alone (INT_MIN, 2^63 for uint64); AMD GPUs agree for 32-bit results from float32."""
     return semantic.cast(input, dtype, bitcast=bool(bitcast), fp_downcast_rounding=fp_downcast_rounding)
 
 

@@ -2,8 +2,10 @@
 
 LLVM leaves fptosi / fptoui of a NaN or of a value outside the integer's range undefined, and x86
 answers INT_MIN (1e10 -> int32 was -2147483648, NaN too). NVIDIA GPUs saturate: PTX's cvt.rzi
-clamps to the destination's range and gives 0 for NaN, converting to 16 bits for 8-bit results (then
-truncated, so 300.7 -> int8 is 44 there). The CPU target (and the interpreter, alike) now computes
+clamps to the destination's range, converting to 16 bits for 8-bit results (then truncated, so
+300.7 -> int8 is 44 there); NaN gives 0, except from float64 or into 64 bits, where it gives the
+pattern 1 << (bits - 1) (INT_MIN; 2^63 for uint64; measured on an H200, which the PTX manual does
+not say). The CPU target (and the interpreter, alike) now computes
 exactly that, so a kernel's results on the host match the NVIDIA GPU's. (AMD's v_cvt_i32_f32 agrees
 for 32-bit results; for 8-, 16- and 64-bit ones out of range it differs: those are undefined in Triton.)
 
@@ -91,6 +93,9 @@ def _saturate(op: ir.Operation, signed: bool, width: int) -> None:
             largest = (1 << (bits - 1)) - 1 if signed else -1  # all ones: the unsigned maximum
             above = arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, high))
             wide = arith.select(above, _constant(wide_t, largest), wide)
+        if str(tile.element_of(op.operands[0].type)) == "f64" or bits == 64:
+            # NaN's result is the sign bit alone there (the select above made it 0 until now)
+            wide = arith.select(nan, _constant(wide_t, -(1 << (bits - 1))), wide)
         result = wide if bits == width else arith.trunci(op.results[0].type, wide)
     op.results[0].replace_all_uses_with(result)
     op.erase()

@@ -617,21 +617,26 @@ def _cmpf(tr, op):
     return step
 
 
-def _saturating_to_int(x, dst, dst_bits: int, signed: bool):
+def _saturating_to_int(x, dst, dst_bits: int, signed: bool, from_f64: bool = False):
     """A float -> integer conversion as NVIDIA's cvt.rzi (and the CPU target's
     tile-cpu-saturating-conversions): truncated toward zero, clamped to the range of the result (16
-    bits for 8-bit results, then wrapped), 0 for NaN."""
+    bits for 8-bit results, then wrapped); NaN gives 0, except from float64 or into 64 bits, where
+    it gives the pattern 1 << (bits - 1) (what an H200 answered)."""
     bits = max(dst_bits, 16)
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
     v = np.asarray(x, np.float64)
+    nan = np.isnan(v)
     with np.errstate(invalid="ignore"):
-        truncated = np.trunc(np.where(np.isnan(v), 0.0, v))
+        truncated = np.trunc(np.where(nan, 0.0, v))
         # clamp in Python integers' terms: 2^63 - 1 and 2^64 - 1 are not float64 values
         wide = np.where(truncated >= float(high) + 1, np.nan, truncated)
         wide = np.where(truncated < float(low), np.nan, wide)
         as_int = np.where(np.isnan(wide), 0, wide).astype(np.int64 if signed else np.uint64)
     as_int = np.where(truncated >= float(high) + 1, np.array(high).astype(as_int.dtype), as_int)
     as_int = np.where(truncated < float(low), np.array(low).astype(as_int.dtype), as_int)
+    if from_f64 or bits == 64:
+        pattern = np.array(-(2 ** (bits - 1)) if signed else 2 ** (bits - 1)).astype(as_int.dtype)
+        as_int = np.where(nan, pattern, as_int)
     bits_t = np.dtype(f"{'i' if signed else 'u'}{max(dst_bits, 8) // 8}")
     return as_int.astype(bits_t).view(dst) if as_int.ndim else np.asarray(as_int).astype(bits_t).view(dst)
 
@@ -667,7 +672,9 @@ def _cast(tr, op):
                 return (x & 1).astype(np.bool_)
             return _unsigned(x).astype(_UNSIGNED[dst_bits]).view(dst)
         if name in ("arith.fptoui", "arith.fptosi") and dst_bits > 1:
-            return _saturating_to_int(x, dst, dst_bits, signed=name == "arith.fptosi")
+            return _saturating_to_int(
+                x, dst, dst_bits, signed=name == "arith.fptosi", from_f64=src_t == "f64"
+            )
         if name == "arith.fptoui":
             return x.astype(np.float64).astype(np.bool_).view(dst)
         if name == "arith.bitcast":
