@@ -379,6 +379,23 @@ def _v_trans(op):
         _fail(op, f"result must be {with_shape(element_of(src), expected)}, got {res}")
 
 
+def _v_gather(op):
+    src, index, res = op.operands[0].type, op.operands[1].type, op.results[0].type
+    s, i = shape_of(src), shape_of(index)
+    if not s or len(i) != len(s):
+        _fail(op, f"src and index must be tensors of one rank, got {src} and {index}")
+    axis = _int_attr(op, "axis")
+    _check_axis(op, axis, len(s))
+    if any(a != b for d, (a, b) in enumerate(zip(s, i)) if d != axis):
+        _fail(op, f"index shape {i} must equal src shape {s} except along axis {axis}")
+    if not (is_int(element_of(src)) or is_float(element_of(src))):
+        _fail(op, f"src must be a tensor of integers or floats, got {src}")
+    if not is_int(element_of(index)) or element_of(index).width not in (32, 64):
+        _fail(op, f"index must be a tensor of i32 or i64, got {index}")
+    if res != with_shape(element_of(src), i):
+        _fail(op, f"result must be {with_shape(element_of(src), i)}, got {res}")
+
+
 def _v_addptr(op):
     ptr, off, res = (v.type for v in (op.operands[0], op.operands[1], op.results[0]))
     _check_ptr_like(op, "ptr", ptr)
@@ -764,6 +781,17 @@ def _ops() -> list[OpSpec]:
             verify=_v_trans,
         ),
         OpSpec(
+            "gather",
+            "Elements of `src` picked along `axis` by `index` (a tensor of src's rank, with src's shape "
+            "except along `axis`): `result[..., j, ...] = src[..., index[..., j, ...], ...]`; an index "
+            "outside `[0, src.shape[axis])` gives 0.",
+            '%g = "tile.gather"(%x, %i) {axis = 1 : i32} : (tensor<4x8xf32>, tensor<4x2xi32>) -> tensor<4x2xf32>',
+            operands=(one("src"), one("index")),
+            results=(one("result"),),
+            attributes=("axis",),
+            verify=_v_gather,
+        ),
+        OpSpec(
             "addptr",
             "Pointer arithmetic in elements: `ptr + offset * sizeof(T)`, elementwise for tensors.",
             '%q = "tile.addptr"(%p, %off) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>)'
@@ -1107,6 +1135,11 @@ def trans(src: ir.Value, order: Sequence[int], *, loc=None, ip=None) -> ir.Value
     t = ir.RankedTensorType.get([s[i] for i in order], element_of(src.type))
     attrs = {"order": ir.DenseI32ArrayAttr.get(list(order))}
     return _create("trans", [t], [src], attrs, loc=loc, ip=ip).result
+
+
+def gather(src: ir.Value, index: ir.Value, axis: int, *, loc=None, ip=None) -> ir.Value:
+    t = with_shape(element_of(src.type), shape_of(index.type))
+    return _create("gather", [t], [src, index], {"axis": _i32(axis)}, loc=loc, ip=ip).result
 
 
 def addptr(ptr: ir.Value, offset: ir.Value, *, loc=None, ip=None) -> ir.Value:

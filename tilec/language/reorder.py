@@ -4,11 +4,14 @@
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
-has. Picking one element out of a pair goes through the integer bits of the values (a sum of the
+has; tl.gather alone is an op (tile.gather), as a selection it would take src.shape[axis] times
+index's elements. Picking one element out of a pair goes through the integer bits of the values (a sum of the
 chosen value and zeros), so every value, -0.0 and NaN payloads included, comes out exactly.
 """
 
 from __future__ import annotations
+
+from tilec.dialects import tile
 
 from . import builtins, core, semantic
 from .builtins import builtin
@@ -238,9 +241,9 @@ def topk(x, k, dim=None) -> tensor:
 @builtin
 def gather(src, index, axis) -> tensor:
     """out[..., j, ...] = src[..., index[..., j, ...], ...] along `axis`: index has src's rank and its
-    shape except along `axis`; the result has index's shape. Computed as a one-hot selection (an
-    intermediate of index's size times src.shape[axis] elements), so meant for small blocks; an index
-    outside src gives 0."""
+    shape except along `axis`; the result has index's shape; an index outside src gives 0 (Triton
+    leaves it undefined). One tile.gather: on GPUs src goes through shared memory once and each
+    element is read back where its index says."""
     src, index = semantic.to_tensor(src), semantic.to_tensor(index)
     rank = len(src.shape)
     if not rank or len(index.shape) != rank:
@@ -256,22 +259,14 @@ def gather(src, index, axis) -> tensor:
                 f"tl.gather: index's shape {list(index.shape)} differs from src's {list(src.shape)} in "
                 f"dimension {d}, which is not the gathered axis {axis}"
             )
-    size = src.shape[axis]
-    wide = (
-        *index.shape[: axis + 1],
-        size,
-        *index.shape[axis + 1 :],
-    )  # index's shape, src's axis after `axis`
-    hits = semantic.compare(
-        "eq",
-        semantic.expand_dims(index, axis + 1),
-        semantic.cast(_index_along(wide, axis + 1), index.dtype),
+    # tile.gather picks integer bits (so every type, fp8 and -0.0 included, comes out exactly) by an
+    # i32 or i64 index (narrower and unsigned ones widened: their values stay)
+    wide = index.dtype.primitive_bitwidth == 64 or (
+        index.dtype.is_int_unsigned() and index.dtype.primitive_bitwidth == 32
     )
-    bits = semantic.expand_dims(_to_bits(src), axis)  # [..., 1, K, ...]
-    chosen = semantic.where(
-        hits, semantic.broadcast_to(bits, wide), semantic.broadcast_to(semantic.constant(0, bits.dtype), wide)
-    )
-    picked = builtins.reduce_tensors([chosen], axis + 1, lambda a, b: semantic.add(a[0], b[0]))[0]
+    index = semantic.cast(index, core.int64 if wide else core.int32)
+    bits = _to_bits(src)
+    picked = tensor(tile.gather(bits.handle, index.handle, axis), bits.dtype, tuple(index.shape))
     return _from_bits(picked, src.dtype)
 
 

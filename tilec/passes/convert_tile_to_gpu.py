@@ -1718,6 +1718,36 @@ def _stage_in_smem(self, values_by_src, layouts, shapes, elems):
     return regions, storages
 
 
+def _gather(self: _KernelLowering, op):
+    """tl.gather: src written to shared memory once (in its layout), each result element read back
+    at its coordinates with the gathered axis' one taken from the index (0 outside src). Linear in
+    the elements, where a selection among src.shape[axis] candidates per element spilled from 64x64
+    on (sm_90a, 4 warps: 880 bytes of spills; 128x64 took a minute to compile)."""
+    src, index = op.operands
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    src_shape, shape = tile.shape_of(src.type), tile.shape_of(op.results[0].type)
+    elem = _scalar_type(src.type)
+    src_layout = self.layout_for(src_shape, tile.element_of(src.type))
+    layout = self.layout_of_inputs(index) or self.layout_for(shape, tile.element_of(src.type))
+    (region,), (storage,) = _stage_in_smem(
+        self, [self.regs(src, src_layout)], [src_layout], [src_shape], [elem]
+    )
+    index_t = tile.element_of(index.type)
+    size = arith.ConstantOp(index_t, src_shape[axis]).result
+    zero_index = arith.ConstantOp(index_t, 0).result
+    zero = arith.ConstantOp(elem, 0.0 if _is_float(elem) else 0).result
+    out = []
+    for i, coord in zip(self.regs(index, layout), self.coords(layout)):
+        inside = arith.cmpi(arith.CmpIPredicate.ult, i, size)  # negative indices too
+        safe = arith.select(inside, i, zero_index)
+        c = list(coord)
+        c[axis] = safe if index_t.width == 32 else arith.trunci(ir.IntegerType.get_signless(32), safe)
+        v = llvm.LoadOp(storage, self.smem_at(region, self._linear(c, src_shape), storage)).result
+        out.append(arith.select(inside, self._from_storage(v, elem, storage), zero))
+    self.smem_dirty = True
+    self.set_natural(op.results[0], layout, out)
+
+
 def _scan(self: _KernelLowering, op):
     """Inclusive scan through shared memory: each element combines its prefix (simple, O(n) per element)."""
     srcs = list(op.operands)
@@ -2087,6 +2117,7 @@ _EAGER = {
     "scf.if": _if,
     "scf.while": _while,
     "tile.scan": _scan,
+    "tile.gather": _gather,
     "tile.dot": _dot,
     "tile.print": _print,
     "tile.assert": _assert,

@@ -453,6 +453,28 @@ def _transpose(src, init, order, out_t):
     return t.results[0]
 
 
+def _gather(op, sizes):
+    """result[c] = src[c with c[axis] = index[c]] (0 where the index is outside src): a generic over
+    the index's elements that extracts from src (the vectorizer makes it a vector.gather)."""
+    src, index = op.operands
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    elem = tile.element_of(src.type)
+    shape = tile.shape_of(op.results[0].type)
+    size = tile.shape_of(src.type)[axis]
+    index_t = ir.IndexType.get()
+
+    def body(args):
+        i = args[0]
+        inside = arith.cmpi(arith.CmpIPredicate.ult, i, arith.ConstantOp(i.type, size).result)  # < 0 too
+        safe = arith.index_cast(index_t, arith.select(inside, i, arith.ConstantOp(i.type, 0).result))
+        coords = [safe if d == axis else linalg.IndexOp(d).result for d in range(len(shape))]
+        picked = tensor.ExtractOp(src, coords).result
+        zero = arith.ConstantOp(elem, 0.0 if isinstance(elem, ir.FloatType) else 0).result
+        return arith.select(inside, picked, zero)
+
+    _replace(op, elementwise([index], shape, elem, body))
+
+
 def _convert_layout(op, sizes):
     _replace(op, op.operands[0])
 
@@ -986,6 +1008,7 @@ _LOWERINGS = {
     "tile.expand_dims": _expand_dims,
     "tile.reshape": _reshape,
     "tile.trans": _trans,
+    "tile.gather": _gather,
     "tile.convert_layout": _convert_layout,
     "tile.ptr_cast": _convert_layout,  # pointers are i64 addresses here: every cast is the value itself
     "tile.addptr": _addptr,

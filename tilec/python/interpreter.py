@@ -826,6 +826,21 @@ _HANDLERS["tile.reshape"] = _shape_handler(lambda op, shape: lambda x: x.reshape
 _HANDLERS["tile.convert_layout"] = _shape_handler(lambda op, shape: lambda x: x)
 
 
+@handles("tile.gather")
+def _gather(tr, op):
+    src, index, out = tr.slot(op.operands[0]), tr.slot(op.operands[1]), tr.slot(op.results[0])
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    size = tile.shape_of(op.operands[0].type)[axis]
+
+    def step(env, state):
+        x, i = _arr(env[src]), _arr(env[index]).astype(np.int64)
+        inside = (i >= 0) & (i < size)
+        picked = np.take_along_axis(x, np.where(inside, i, 0), axis)
+        env[out] = np.where(inside, picked, np.zeros((), x.dtype))
+
+    return step
+
+
 @handles("tile.ptr_cast")
 def _ptr_cast(tr, op):
     """Pointers are int64 addresses: a cast between pointer types or to or from int64 keeps the

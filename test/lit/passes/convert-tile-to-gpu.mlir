@@ -108,3 +108,37 @@ func.func @round_to_half(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %d
   "tile.store"(%q, %h) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<512x!tile.ptr<f16>>, tensor<512xf16>) -> ()
   return
 }
+
+// -----
+
+// tl.gather: src written to shared memory once, a barrier, then each element read back at its row
+// and the column its index gives (clamped to 0 outside src), 0 there.
+// CHECK-LABEL: gpu.func @gather
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c16_i32{{.*}} : i32
+// CHECK: arith.select %[[IN]], %{{.*}}, %c0_i32{{.*}} : i32
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: arith.select %[[IN]], %[[V]], %cst{{.*}} : f32
+func.func @gather(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %idx: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+  %rows = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+  %c16 = arith.constant 16 : i32
+  %s16 = "tile.splat"(%c16) : (i32) -> tensor<16x1xi32>
+  %row_start = arith.muli %rows, %s16 : tensor<16x1xi32>
+  %cols = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+  %a = "tile.broadcast"(%row_start) : (tensor<16x1xi32>) -> tensor<16x16xi32>
+  %b = "tile.broadcast"(%cols) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+  %offs = arith.addi %a, %b : tensor<16x16xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<f32>) -> tensor<16x16x!tile.ptr<f32>>
+  %p = "tile.addptr"(%ps, %offs) : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f32>>
+  %x = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16x16x!tile.ptr<f32>>) -> tensor<16x16xf32>
+  %is = "tile.splat"(%idx) : (!tile.ptr<i32>) -> tensor<16x16x!tile.ptr<i32>>
+  %ip = "tile.addptr"(%is, %offs) : (tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<i32>>
+  %i = "tile.load"(%ip) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16x16x!tile.ptr<i32>>) -> tensor<16x16xi32>
+  %g = "tile.gather"(%x, %i) {axis = 1 : i32} : (tensor<16x16xf32>, tensor<16x16xi32>) -> tensor<16x16xf32>
+  %os = "tile.splat"(%out) : (!tile.ptr<f32>) -> tensor<16x16x!tile.ptr<f32>>
+  %o = "tile.addptr"(%os, %offs) : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f32>>
+  "tile.store"(%o, %g) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>) -> ()
+  return
+}

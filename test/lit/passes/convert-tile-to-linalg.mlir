@@ -188,3 +188,20 @@ func.func @expand_dims_of_offsets(%pid: i32) -> tensor<8x1xi32> {
   %column = "tile.expand_dims"(%offs) {axis = 1 : i32} : (tensor<8xi32>) -> tensor<8x1xi32>
   return %column : tensor<8x1xi32>
 }
+
+// -----
+
+// tl.gather: a generic over the index's elements extracting from src at the index (clamped to 0
+// where it is outside src, negative ones included by the unsigned compare), 0 there.
+// CHECK-LABEL: func.func @gather
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<4x2xi32>) outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c8_i32 : i32
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %{{.*}}, %c0_i32 : i32
+// CHECK: %[[AT:.*]] = arith.index_cast %[[SAFE]] : i32 to index
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[V:.*]] = tensor.extract %arg0[%[[ROW]], %[[AT]]] : tensor<4x8xf32>
+// CHECK: arith.select %[[IN]], %[[V]], %cst : f32
+func.func @gather(%x: tensor<4x8xf32>, %i: tensor<4x2xi32>) -> tensor<4x2xf32> {
+  %0 = "tile.gather"(%x, %i) {axis = 1 : i32} : (tensor<4x8xf32>, tensor<4x2xi32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
