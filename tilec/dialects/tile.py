@@ -396,6 +396,19 @@ def _v_gather(op):
         _fail(op, f"result must be {with_shape(element_of(src), i)}, got {res}")
 
 
+def _v_histogram(op):
+    seg = _segments(op, SPECS["histogram"])
+    src, res = _one(seg, "src").type, op.results[0].type
+    if len(shape_of(src)) != 1 or not is_int(element_of(src)):
+        _fail(op, f"src must be a 1-D tensor of integers, got {src}")
+    bins = _int_attr(op, "num_bins")
+    if not _pow2(bins):
+        _fail(op, f"num_bins must be a power of two, got {bins}")
+    if res != with_shape(ir.IntegerType.get_signless(32), [bins]):
+        _fail(op, f"result must be tensor<{bins}xi32>, got {res}")
+    _check_mask(op, _one(seg, "mask"), shape_of(src))
+
+
 def _v_addptr(op):
     ptr, off, res = (v.type for v in (op.operands[0], op.operands[1], op.results[0]))
     _check_ptr_like(op, "ptr", ptr)
@@ -792,6 +805,17 @@ def _ops() -> list[OpSpec]:
             verify=_v_gather,
         ),
         OpSpec(
+            "histogram",
+            "i32 counts of the values `0 .. num_bins - 1` in the 1-D integer tensor `src` (signed; "
+            "values outside that range, and elements where `mask` is false, are not counted).",
+            '%h = "tile.histogram"(%x) {num_bins = 16 : i32, operandSegmentSizes = array<i32: 1, 0>} : '
+            "(tensor<128xi32>) -> tensor<16xi32>",
+            operands=(one("src"), one("mask", "optional")),
+            results=(one("result"),),
+            attributes=("num_bins",),
+            verify=_v_histogram,
+        ),
+        OpSpec(
             "addptr",
             "Pointer arithmetic in elements: `ptr + offset * sizeof(T)`, elementwise for tensors.",
             '%q = "tile.addptr"(%p, %off) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>)'
@@ -1140,6 +1164,13 @@ def trans(src: ir.Value, order: Sequence[int], *, loc=None, ip=None) -> ir.Value
 def gather(src: ir.Value, index: ir.Value, axis: int, *, loc=None, ip=None) -> ir.Value:
     t = with_shape(element_of(src.type), shape_of(index.type))
     return _create("gather", [t], [src, index], {"axis": _i32(axis)}, loc=loc, ip=ip).result
+
+
+def histogram(src: ir.Value, num_bins: int, mask: ir.Value | None = None, *, loc=None, ip=None) -> ir.Value:
+    m = [mask] if mask is not None else []
+    t = with_shape(ir.IntegerType.get_signless(32), [num_bins])
+    attrs = {"num_bins": _i32(num_bins), **_segment_attr([src], m)}
+    return _create("histogram", [t], [src, *m], attrs, loc=loc, ip=ip).result
 
 
 def addptr(ptr: ir.Value, offset: ir.Value, *, loc=None, ip=None) -> ir.Value:

@@ -4,9 +4,10 @@
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
-has; tl.gather alone is an op (tile.gather), as a selection it would take src.shape[axis] times
-index's elements. Picking one element out of a pair goes through the integer bits of the values (a sum of the
+has. Picking one element out of a pair goes through the integer bits of the values (a sum of the
 chosen value and zeros), so every value, -0.0 and NaN payloads included, comes out exactly.
+tl.gather and tl.histogram are ops of their own (tile.gather, tile.histogram): as selections they
+took src.shape[axis] times the index's elements, and num_bins times the input's.
 """
 
 from __future__ import annotations
@@ -280,15 +281,13 @@ def histogram(input, num_bins, mask=None) -> tensor:
         raise SemanticError(f"tl.histogram: expected a 1-D block of integers, got {x!r}")
     if bins < 1 or bins & (bins - 1):
         raise SemanticError(f"tl.histogram: num_bins must be a power of two, got {bins}")
-    hits = semantic.compare(
-        "eq",
-        semantic.expand_dims(x, 1),
-        semantic.cast(semantic.expand_dims(builtins.arange(0, bins), 0), x.dtype),
-    )
+    # tile.histogram reads signed values: unsigned ones (and booleans) widen first, keeping theirs
+    if x.dtype.is_bool() or (x.dtype.is_int_unsigned() and x.dtype.primitive_bitwidth < 64):
+        x = semantic.cast(x, core.int32 if x.dtype.primitive_bitwidth < 32 else core.int64)
+    keep = None
     if mask is not None:
-        keep = semantic.broadcast_to(semantic.cast(semantic.to_tensor(mask), core.int1), x.shape)
-        hits = semantic.logical_and(hits, semantic.expand_dims(keep, 1))
-    return builtins.sum(semantic.cast(hits, core.int32), axis=0)
+        keep = semantic.broadcast_to(semantic.cast(semantic.to_tensor(mask), core.int1), x.shape).handle
+    return tensor(tile.histogram(x.handle, bins, keep), core.int32, (bins,))
 
 
 @builtin

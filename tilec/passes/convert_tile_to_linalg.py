@@ -475,6 +475,39 @@ def _gather(op, sizes):
     _replace(op, elementwise([index], shape, elem, body))
 
 
+def _histogram(op, sizes):
+    """counts[b] = the number of elements n with src[n] == b (and mask[n]): a generic over
+    [num_bins, n] reducing along n, which vectorizes (num_bins x n compares: CPUs have the time)."""
+    seg = segments(op)
+    src = seg["src"][0]
+    mask = seg["mask"][0] if seg.get("mask") else None
+    bins = ir.IntegerAttr(op.attributes["num_bins"]).value
+    i32 = ir.IntegerType.get_signless(32)
+    element = ir.IntegerType(tile.element_of(src.type))
+    inputs = [src] + ([mask] if mask is not None else [])
+    along_n = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(1)])
+    to_bin = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0)])
+    zeros = linalg.fill(arith.ConstantOp(i32, 0).result, outs=[tensor.EmptyOp([bins], i32).result])
+    generic = linalg.GenericOp(
+        [ir.RankedTensorType.get([bins], i32)],
+        inputs,
+        [zeros],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in [along_n] * len(inputs) + [to_bin]]),
+        ir.ArrayAttr.get([_parallel(), ir.Attribute.parse("#linalg.iterator_type<reduction>")]),
+    )
+    block = generic.regions[0].blocks.append(*[tile.element_of(v.type) for v in inputs], i32)
+    with ir.InsertionPoint(block):
+        value, count = block.arguments[0], block.arguments[len(inputs)]
+        # compared as i64: in a narrow type the bin number would wrap (bin 257 is 1 in i8)
+        value = value if element.width == 64 else arith.extsi(_i64(), value)
+        hit = arith.cmpi(arith.CmpIPredicate.eq, value, arith.index_cast(_i64(), linalg.IndexOp(0).result))
+        if mask is not None:
+            keep = block.arguments[1]
+            hit = arith.andi(hit, keep if keep.type == _i1() else arith.trunci(_i1(), keep))
+        linalg.YieldOp([arith.addi(count, arith.extui(i32, hit))])
+    _replace(op, generic.results[0])
+
+
 def _convert_layout(op, sizes):
     _replace(op, op.operands[0])
 
@@ -1009,6 +1042,7 @@ _LOWERINGS = {
     "tile.reshape": _reshape,
     "tile.trans": _trans,
     "tile.gather": _gather,
+    "tile.histogram": _histogram,
     "tile.convert_layout": _convert_layout,
     "tile.ptr_cast": _convert_layout,  # pointers are i64 addresses here: every cast is the value itself
     "tile.addptr": _addptr,

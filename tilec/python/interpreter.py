@@ -841,6 +841,23 @@ def _gather(tr, op):
     return step
 
 
+@handles("tile.histogram")
+def _histogram(tr, op):
+    seg = tile._segments(op, tile.SPECS["histogram"])
+    src, out = tr.slot(seg["src"][0]), tr.slot(op.results[0])
+    mask = tr.slot(seg["mask"][0]) if seg.get("mask") else None
+    bins = ir.IntegerAttr(op.attributes["num_bins"]).value
+
+    def step(env, state):
+        x = _arr(env[src]).astype(np.int64)
+        keep = (x >= 0) & (x < bins)
+        if mask is not None:
+            keep &= _arr(env[mask]).astype(bool)
+        env[out] = np.bincount(x[keep], minlength=bins).astype(np.int32)
+
+    return step
+
+
 @handles("tile.ptr_cast")
 def _ptr_cast(tr, op):
     """Pointers are int64 addresses: a cast between pointer types or to or from int64 keeps the

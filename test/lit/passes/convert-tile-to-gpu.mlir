@@ -142,3 +142,29 @@ func.func @gather(%src: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %idx: !ti
   "tile.store"(%o, %g) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>) -> ()
   return
 }
+
+// -----
+
+// tl.histogram: counters in shared memory zeroed by a loop over the bins (a thread every 128),
+// a barrier, an atomic add per in-range element (negative values fail the unsigned compare), a
+// barrier, then the counters read back.
+// CHECK-LABEL: gpu.func @histogram
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c256_i32{{.*}} step %c128_i32
+// CHECK: llvm.store %c0_i32{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %{{.*}}, %c256_i32{{.*}} : i32
+// CHECK: llvm.atomicrmw add %{{.*}}, %c1_i32{{.*}} monotonic : !llvm.ptr<3>, i32
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+func.func @histogram(%src: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = "tile.make_range"() {end = 512 : i32, start = 0 : i32} : () -> tensor<512xi32>
+  %ps = "tile.splat"(%src) : (!tile.ptr<i32>) -> tensor<512x!tile.ptr<i32>>
+  %p = "tile.addptr"(%ps, %r) : (tensor<512x!tile.ptr<i32>>, tensor<512xi32>) -> tensor<512x!tile.ptr<i32>>
+  %x = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<512x!tile.ptr<i32>>) -> tensor<512xi32>
+  %h = "tile.histogram"(%x) {num_bins = 256 : i32, operandSegmentSizes = array<i32: 1, 0>} : (tensor<512xi32>) -> tensor<256xi32>
+  %b = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32>
+  %os = "tile.splat"(%out) : (!tile.ptr<i32>) -> tensor<256x!tile.ptr<i32>>
+  %o = "tile.addptr"(%os, %b) : (tensor<256x!tile.ptr<i32>>, tensor<256xi32>) -> tensor<256x!tile.ptr<i32>>
+  "tile.store"(%o, %h) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<256x!tile.ptr<i32>>, tensor<256xi32>) -> ()
+  return
+}

@@ -205,3 +205,20 @@ func.func @gather(%x: tensor<4x8xf32>, %i: tensor<4x2xi32>) -> tensor<4x2xf32> {
   %0 = "tile.gather"(%x, %i) {axis = 1 : i32} : (tensor<4x8xf32>, tensor<4x2xi32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// tl.histogram: a generic over [bins, n] reducing along n into zeroed counters; values compared as
+// i64 with the bin number (in i8, bin 257 would be 1).
+// CHECK-LABEL: func.func @histogram
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.*}} : tensor<512xi32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0, %arg1 : tensor<64xi8>, tensor<64xi8>) outs(%[[ZEROS]] : tensor<512xi32>)
+// CHECK: %[[V:.*]] = arith.extsi %{{.*}} : i8 to i64
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[V]], %[[B64]] : i64
+// CHECK: arith.andi %[[HIT]], %{{.*}} : i1
+func.func @histogram(%x: tensor<64xi8>, %m: tensor<64xi1>) -> tensor<512xi32> {
+  %0 = "tile.histogram"(%x, %m) {num_bins = 512 : i32, operandSegmentSizes = array<i32: 1, 1>} : (tensor<64xi8>, tensor<64xi1>) -> tensor<512xi32>
+  return %0 : tensor<512xi32>
+}
