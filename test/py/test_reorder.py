@@ -277,6 +277,56 @@ def test_gather_goes_through_shared_memory_once_on_gpus(arch):
 
 
 @tilec.jit
+def cumulative(x_ptr, fwd_ptr, rev_ptr, idx_ptr, R: tl.constexpr, C: tl.constexpr):
+    """Forward and reverse cumsums along rows, and a two-operand scan (a running argmax)."""
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(fwd_ptr + offs, tl.cumsum(x, axis=1))
+    tl.store(rev_ptr + offs, tl.cumsum(x, axis=1, reverse=True))
+    index = tl.broadcast_to(tl.arange(0, C)[None, :], (R, C))
+    _, best = tl.associative_scan((x, index), 1, _running_argmax)
+    tl.store(idx_ptr + offs, best)
+
+
+@tilec.jit
+def _running_argmax(a, i, b, j):
+    take_b = b > a
+    return tl.where(take_b, b, a), tl.where(take_b, j, i)
+
+
+def _expected_scans(x):
+    best = np.array([[int(np.argmax(row[: k + 1])) for k in range(len(row))] for row in x])
+    return np.cumsum(x, axis=1), np.flip(np.cumsum(np.flip(x, 1), axis=1), 1), best
+
+
+@pytest.mark.parametrize("shape", [(1, 1024), (4, 64), (8, 1)])
+def test_scans_forward_reverse_and_of_pairs(target, shape):
+    """Integer sums (exact, so any order of the combines gives the same values) and a running argmax
+    whose left operand must be the earlier element (ties keep the first)."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(-50, 50, shape).astype(np.int32)
+    fwd, rev, idx = (np.zeros(shape, np.int32) for _ in range(3))
+    cumulative[(1,)](x, fwd, rev, idx, R=shape[0], C=shape[1])
+    for got, want in zip((fwd, rev, idx), _expected_scans(x)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("shape", [(1, 1024), (4, 64), (32, 128), (8, 1)])
+def test_scans_on_gpu(shape):
+    """log2(n) rounds through shared memory (convert-tile-to-gpu's _scan), checked like the host's."""
+    import torch
+
+    rng = np.random.default_rng(4)
+    x = rng.integers(-50, 50, shape).astype(np.int32)
+    outs = [torch.zeros(shape, dtype=torch.int32, device="cuda") for _ in range(3)]
+    cumulative[(1,)](torch.from_numpy(x).cuda(), *outs, R=shape[0], C=shape[1])
+    for got, want in zip(outs, _expected_scans(x)):
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+@tilec.jit
 def histogram_kernel(x_ptr, out_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(x_ptr + i, mask=i < n, other=0)

@@ -1797,7 +1797,12 @@ def _histogram(self: _KernelLowering, op):
 
 
 def _scan(self: _KernelLowering, op):
-    """Inclusive scan through shared memory: each element combines its prefix (simple, O(n) per element)."""
+    """Inclusive scan in log2(n) rounds through shared memory (Hillis and Steele): in the round of
+    distance d every element combines the partial result d places before it (after it for a reverse
+    scan) with its own, the earlier elements' value on the left, as the sequential scan has them.
+    One buffer (the tile's size, as before) and two barriers a round. (Combining each element's
+    whole prefix, as this did before, read n^2 / 2 elements per row: a 1024-element cumsum read
+    ~500 thousand where it now reads 10 thousand.)"""
     srcs = list(op.operands)
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     reverse = "reverse" in op.attributes
@@ -1806,33 +1811,54 @@ def _scan(self: _KernelLowering, op):
     block = op.regions[0].blocks[0]
     layout = self.layout_for(shape, tile.element_of(srcs[0].type))
     elems = [_scalar_type(x.type) for x in srcs]
-    inputs = [self.regs(x, layout) for x in srcs]
-    regions, storages = _stage_in_smem(self, inputs, [layout] * len(srcs), [shape] * len(srcs), elems)
-
-    def load_at(coord, k):
-        c = list(coord)
-        c[axis] = k
-        index = self._linear(c, shape)
-        return [
-            self._from_storage(llvm.LoadOp(st, self.smem_at(rg, index, st)).result, e, st)
-            for rg, st, e in zip(regions, storages, elems)
-        ]
-
-    outs = [[] for _ in srcs]
-    for coord in self.coords(layout):
-        j = coord[axis]
-        first = _i32(n - 1) if reverse else _i32(0)
-        acc = load_at(coord, first)
-        count = arith.subi(_i32(n - 1), j) if reverse else j  # further elements to combine
-        loop = scf.ForOp(_i32(0), count, _i32(1), acc)
-        with ir.InsertionPoint(loop.body):
-            t = loop.induction_variable
-            k = arith.subi(_i32(n - 2), t) if reverse else arith.addi(t, _i32(1))
-            scf.YieldOp(clone_combiner(block, list(loop.inner_iter_args), load_at(coord, k)))
-        for out, v in zip(outs, loop.results):
-            out.append(v)
-    self.smem_dirty = True
-    for r, regs in zip(op.results, outs):
+    storages = [self._store_elem_type(e) for e in elems]
+    current = [self.regs(x, layout) for x in srcs]  # per operand, per register
+    coords = self.coords(layout)
+    if n > 1:
+        offsets, total = [], 0
+        for st in storages:
+            offsets.append(total)
+            total += -(-math.prod(shape) * _bytes(st) // 16) * 16
+        base = self.smem(total)
+        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
+        regions = [llvm.GEPOp(_sptr(), base, [], [off], i8, 0).result for off in offsets]
+        distance = 1
+        while distance < n:
+            self.smem_write_fence()  # the previous round's reads are done
+            for regs, e, st, region in zip(current, elems, storages, regions):
+                for r, coord in zip(regs, coords):
+                    llvm.StoreOp(
+                        self._to_storage(r, e, st), self.smem_at(region, self._linear(coord, shape), st)
+                    )
+            gpu.BarrierOp()
+            updated = [[] for _ in srcs]
+            for k, coord in enumerate(coords):
+                j = coord[axis]
+                own = [regs[k] for regs in current]
+                if reverse:  # a partner after j: j + d < n
+                    has_partner = arith.cmpi(arith.CmpIPredicate.ult, j, _i32(n - distance))
+                    partner_j = arith.addi(j, _i32(distance))
+                else:  # a partner before j: j >= d
+                    has_partner = arith.cmpi(arith.CmpIPredicate.uge, j, _i32(distance))
+                    partner_j = arith.subi(j, _i32(distance))
+                branch = scf.IfOp(has_partner, [v.type for v in own], has_else=True)
+                with ir.InsertionPoint(branch.then_block):
+                    c = list(coord)
+                    c[axis] = partner_j
+                    index = self._linear(c, shape)
+                    partner = [
+                        self._from_storage(llvm.LoadOp(st, self.smem_at(rg, index, st)).result, e, st)
+                        for rg, st, e in zip(regions, storages, elems)
+                    ]
+                    scf.YieldOp(clone_combiner(block, partner, own))
+                with ir.InsertionPoint(branch.else_block):
+                    scf.YieldOp(own)
+                for out, v in zip(updated, branch.results):
+                    out.append(v)
+            current = updated
+            distance *= 2
+            self.smem_dirty = True
+    for r, regs in zip(op.results, current):
         self.set_natural(r, layout, regs)
 
 
