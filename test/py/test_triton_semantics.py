@@ -580,3 +580,35 @@ def test_target_info_chooses_the_branch_per_target(target):
         ir = tilec.compile(per_target, {"out_ptr": "*i32"}, target=arch).asm["tile"]
         assert f"{code} : i32" in ir and "1002 : i32" not in ir, arch
     assert target_info.current_target() is None and not target_info.is_cuda()  # not compiling
+
+
+@tilec.jit
+def mixed_with_bf16(x_ptr, out_ptr):
+    """A bf16 block with an integer block: Triton computes in fp32 (not bf16)."""
+    offs = tl.arange(0, 8)
+    x = tl.load(x_ptr + offs).to(tl.bfloat16)
+    y = x * offs  # int32 block
+    tl.static_assert(y.dtype == tl.float32)
+    tl.static_assert((x * x).dtype == tl.bfloat16)
+    tl.static_assert((x * 3).dtype == tl.bfloat16)  # a Python int does not take part
+    tl.store(out_ptr + offs, y)
+
+
+def test_bf16_with_integers_computes_in_fp32_as_in_triton(target):
+    """Triton's computation_type_impl: only bf16 with bf16 stays bf16; compared with Triton 3.5's own
+    function over every pair of types (block or scalar, / and % or not), the differences left are
+    fp8 with integers (Triton refuses; tilec computes in the fp8 type, fp32 for / and %) and fp16
+    with bf16 (Triton fp16, tilec fp32, which holds both)."""
+    from tilec.language import core, semantic
+
+    assert semantic.computation_type(core.int32, False, core.bfloat16, False, False) == core.float32
+    assert semantic.computation_type(core.int1, True, core.bfloat16, True, False) == core.float32
+    assert semantic.computation_type(core.bfloat16, False, core.bfloat16, False, False) == core.bfloat16
+    # booleans are unsigned to the division check: bool // uint8 is allowed, bool // int8 is not
+    assert semantic.computation_type(core.int1, False, core.uint8, False, True) == core.uint8
+    with pytest.raises(tilec.language.semantic.SemanticError, match="different signedness"):
+        semantic.computation_type(core.int1, False, core.int8, False, True)
+    x = np.full(8, 1 + 2.0**-7, np.float32)  # a bf16 value whose products by 3, 5, 7 are not
+    out = np.zeros(8, np.float32)
+    mixed_with_bf16[(1,)](x, out)
+    np.testing.assert_array_equal(out, x * np.arange(8))  # exact in fp32, not rounded to bf16

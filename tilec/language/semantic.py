@@ -115,6 +115,11 @@ def _kind(t: dtype) -> int:
     return 2
 
 
+def _signed(t: dtype) -> bool:
+    """Signedness as Triton's division check sees it: booleans are unsigned there."""
+    return t.is_int_signed() and not t.is_bool()
+
+
 def integer_promote(a: dtype, b: dtype) -> dtype:
     ra, rb = a.primitive_bitwidth, b.primitive_bitwidth
     if a.is_int_signed() == b.is_int_signed():
@@ -138,8 +143,8 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if a.is_fp16() or b.is_fp16():
         return core.float32 if div_or_mod or a.is_bf16() or b.is_bf16() else core.float16
     if a.is_bf16() or b.is_bf16():
-        # as Triton: bf16 with fp8 computes in fp32
-        return core.float32 if div_or_mod or a.is_fp8() or b.is_fp8() else core.bfloat16
+        # as Triton: bf16 stays bf16 only with bf16; with an integer or fp8 block it computes in fp32
+        return core.bfloat16 if a.is_bf16() and b.is_bf16() and not div_or_mod else core.float32
     if a.is_fp8() or b.is_fp8():
         # fp8 arithmetic is computed in fp32 and rounded back (tile-lower-fp8); two fp8 formats
         # meet in fp16, which holds both exactly
@@ -150,7 +155,7 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
         return a if a.is_fp8() else b
     if not a.is_int() or not b.is_int():
         raise SemanticError(f"unexpected operand types {a} and {b}")
-    if div_or_mod and a.is_int_signed() != b.is_int_signed():
+    if div_or_mod and _signed(a) != _signed(b):
         raise SemanticError(
             f"Cannot use /, // or % with {a} and {b} because they have different signedness; cast them to the same signedness"
         )
