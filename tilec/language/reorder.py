@@ -12,12 +12,14 @@ took src.shape[axis] times the index's elements, and num_bins times the input's.
 
 from __future__ import annotations
 
-from tilec.dialects import tile
+from tilec._lazy import lazy_module
 
 from . import builtins, core, semantic
 from .builtins import builtin
 from .core import tensor
 from .semantic import SemanticError
+
+tile = lazy_module("tilec.dialects.tile")  # (importing tilec must not load MLIR)
 
 
 def _bits_type(t: core.dtype) -> core.dtype:
