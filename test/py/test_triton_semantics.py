@@ -597,13 +597,13 @@ def mixed_with_bf16(x_ptr, out_ptr):
 def test_bf16_with_integers_computes_in_fp32_as_in_triton(target):
     """Triton's computation_type_impl: only bf16 with bf16 stays bf16; compared with Triton 3.5's own
     function over every pair of types (block or scalar, / and % or not), the differences left are
-    fp8 with integers (Triton refuses; tilec computes in the fp8 type, fp32 for / and %) and fp16
-    with bf16 (Triton fp16, tilec fp32, which holds both)."""
+    fp8 with integers (Triton refuses; tilec computes in the fp8 type, fp32 for / and %)."""
     from tilec.language import core, semantic
 
     assert semantic.computation_type(core.int32, False, core.bfloat16, False, False) == core.float32
     assert semantic.computation_type(core.int1, True, core.bfloat16, True, False) == core.float32
     assert semantic.computation_type(core.bfloat16, False, core.bfloat16, False, False) == core.bfloat16
+    assert semantic.computation_type(core.float16, False, core.bfloat16, False, False) == core.float16
     # booleans are unsigned to the division check: bool // uint8 is allowed, bool // int8 is not
     assert semantic.computation_type(core.int1, False, core.uint8, False, True) == core.uint8
     with pytest.raises(tilec.language.semantic.SemanticError, match="different signedness"):

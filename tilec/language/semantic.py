@@ -141,7 +141,8 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if a.is_fp32() or b.is_fp32():
         return core.float32
     if a.is_fp16() or b.is_fp16():
-        return core.float32 if div_or_mod or a.is_bf16() or b.is_bf16() else core.float16
+        # as Triton, fp16 wins over bf16 too (bf16 values beyond 65504 become inf there)
+        return core.float32 if div_or_mod else core.float16
     if a.is_bf16() or b.is_bf16():
         # as Triton: bf16 stays bf16 only with bf16; with an integer or fp8 block it computes in fp32
         return core.bfloat16 if a.is_bf16() and b.is_bf16() and not div_or_mod else core.float32
