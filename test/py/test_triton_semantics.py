@@ -591,6 +591,7 @@ def mixed_with_bf16(x_ptr, out_ptr):
     tl.static_assert(y.dtype == tl.float32)
     tl.static_assert((x * x).dtype == tl.bfloat16)
     tl.static_assert((x * 3).dtype == tl.bfloat16)  # a Python int does not take part
+    tl.static_assert(tl.sum(offs < 3, axis=0).dtype == tl.uint32)  # booleans are unsigned in Triton
     tl.store(out_ptr + offs, y)
 
 

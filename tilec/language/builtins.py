@@ -652,8 +652,10 @@ def reduce_tensors(inputs: list[tensor], axis, combine, keep_dims=False) -> list
 
 
 def _sum_dtype(t: dtype) -> dtype:
+    """Triton's _pick_sum_dtype: integers below 32 bits sum as int32, unsigned ones (and booleans,
+    unsigned in Triton) as uint32."""
     if t.is_int() and t.primitive_bitwidth < 32:
-        return core.uint32 if t.is_int_unsigned() else core.int32
+        return core.uint32 if t.is_int_unsigned() or t.is_bool() else core.int32
     return t
 
 
