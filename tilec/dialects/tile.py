@@ -388,8 +388,8 @@ def _v_gather(op):
     _check_axis(op, axis, len(s))
     if any(a != b for d, (a, b) in enumerate(zip(s, i)) if d != axis):
         _fail(op, f"index shape {i} must equal src shape {s} except along axis {axis}")
-    if not (is_int(element_of(src)) or is_float(element_of(src))):
-        _fail(op, f"src must be a tensor of integers or floats, got {src}")
+    if not (is_int(element_of(src)) and element_of(src).width >= 8 or is_float(element_of(src))):
+        _fail(op, f"src must be a tensor of integers (8 to 64 bits) or floats, got {src}")
     if not is_int(element_of(index)) or element_of(index).width not in (32, 64):
         _fail(op, f"index must be a tensor of i32 or i64, got {index}")
     if res != with_shape(element_of(src), i):
@@ -399,8 +399,8 @@ def _v_gather(op):
 def _v_histogram(op):
     seg = _segments(op, SPECS["histogram"])
     src, res = _one(seg, "src").type, op.results[0].type
-    if len(shape_of(src)) != 1 or not is_int(element_of(src)):
-        _fail(op, f"src must be a 1-D tensor of integers, got {src}")
+    if len(shape_of(src)) != 1 or not is_int(element_of(src)) or element_of(src).width < 8:
+        _fail(op, f"src must be a 1-D tensor of integers (8 to 64 bits), got {src}")
     bins = _int_attr(op, "num_bins")
     if not _pow2(bins):
         _fail(op, f"num_bins must be a power of two, got {bins}")

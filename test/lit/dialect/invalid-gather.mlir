@@ -42,7 +42,15 @@ func.func @f4(%t: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
 // -----
 
 func.func @f5(%t: tensor<8x!tile.ptr<f32>>, %i: tensor<8xi32>) {
-  // expected-error @+1 {{src must be a tensor of integers or floats}}
+  // expected-error @+1 {{src must be a tensor of integers (8 to 64 bits) or floats}}
   %0 = "tile.gather"(%t, %i) {axis = 0 : i32} : (tensor<8x!tile.ptr<f32>>, tensor<8xi32>) -> tensor<8x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @f6(%t: tensor<8xi1>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{src must be a tensor of integers (8 to 64 bits) or floats}}
+  %0 = "tile.gather"(%t, %i) {axis = 0 : i32} : (tensor<8xi1>, tensor<8xi32>) -> tensor<8xi1>
   return
 }

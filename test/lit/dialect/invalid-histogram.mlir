@@ -30,3 +30,11 @@ func.func @f3(%x: tensor<128xi32>, %m: tensor<64xi1>) {
   %0 = "tile.histogram"(%x, %m) {num_bins = 16 : i32, operandSegmentSizes = array<i32: 1, 1>} : (tensor<128xi32>, tensor<64xi1>) -> tensor<16xi32>
   return
 }
+
+// -----
+
+func.func @f4(%x: tensor<128xi1>) {
+  // expected-error @+1 {{src must be a 1-D tensor of integers (8 to 64 bits)}}
+  %0 = "tile.histogram"(%x) {num_bins = 16 : i32, operandSegmentSizes = array<i32: 1, 0>} : (tensor<128xi1>) -> tensor<16xi32>
+  return
+}
