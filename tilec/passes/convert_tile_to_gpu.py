@@ -489,20 +489,9 @@ class _KernelLowering:
         if not self.preferred:
             return None
         accumulators = {v for v in self.preferred.values() if isinstance(v, Blocked)}
-        shape = tile.shape_of(value.type)
-        pending, seen = [value], set()
-        while pending:
-            v = pending.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if v in self.natural:
-                if self.natural[v][0] in accumulators:
-                    return self.natural[v][0]
-                continue
-            op = self.lazy_ops.get(v)
-            if op is not None and (op.name.startswith("arith.") or op.name.startswith("math.")):
-                pending.extend(x for x in op.operands if tile.shape_of(x.type) == shape)
+        for _, layout in self._natural_inputs(value, elementwise_only=True):
+            if layout in accumulators:
+                return layout
         return None
 
     def layout_of_inputs(self, value: ir.Value):
@@ -511,8 +500,15 @@ class _KernelLowering:
         that one: tile-check-bounds asserts on addresses of pointers carried in a load's
         column-major layout, and the default layout would copy the pointers through shared memory
         (64 KiB and more per tile: more than a program may have, in debug builds of matmuls)."""
-        shape = tile.shape_of(value.type)
         weights: dict = {}
+        for v, layout in self._natural_inputs(value):
+            weights[layout] = weights.get(layout, 0) + _bytes(_scalar_type(v.type))
+        return max(weights, key=weights.get) if weights else None
+
+    def _natural_inputs(self, value: ir.Value, elementwise_only: bool = False):
+        """(tensor, its layout) for each tensor with registers of its own that `value` is computed
+        from through lazy ops of its shape (arith / math ones only, with `elementwise_only`)."""
+        shape = tile.shape_of(value.type)
         pending, seen = [value], set()
         while pending:
             v = pending.pop()
@@ -520,13 +516,11 @@ class _KernelLowering:
                 continue
             seen.add(v)
             if v in self.natural:
-                layout = self.natural[v][0]
-                weights[layout] = weights.get(layout, 0) + _bytes(_scalar_type(v.type))
+                yield v, self.natural[v][0]
                 continue
             op = self.lazy_ops.get(v)
-            if op is not None:
+            if op is not None and (not elementwise_only or op.name.startswith(("arith.", "math."))):
                 pending.extend(x for x in op.operands if tile.shape_of(x.type) == shape)
-        return max(weights, key=weights.get) if weights else None
 
     # -- values -------------------------------------------------------------------------------
     def scalar(self, v: ir.Value) -> ir.Value:
