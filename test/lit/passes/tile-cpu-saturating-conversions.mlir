@@ -37,3 +37,25 @@ func.func @to_i1(%x: f32) -> i1 {
   %i = arith.fptoui %x : f32 to i1
   return %i : i1
 }
+
+// From float64, and into 64 bits, NVIDIA gives NaN the sign bit alone (measured on an H200): after
+// the clamp and conversion, NaN's lanes are replaced by it (-32768 for i16, INT64_MIN for i64).
+// CHECK-LABEL: func.func @f64_to_i16
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %arg0, %arg0 : f64
+// CHECK: %[[I:.*]] = arith.fptosi %{{.*}} : f64 to i16
+// CHECK: %[[SIGN:.*]] = arith.constant -32768 : i16
+// CHECK: arith.select %[[NAN]], %[[SIGN]], %[[I]] : i16
+func.func @f64_to_i16(%x: f64) -> i16 {
+  %i = arith.fptosi %x : f64 to i16
+  return %i : i16
+}
+
+// CHECK-LABEL: func.func @f32_to_u64
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %arg0, %arg0 : f32
+// CHECK: %[[ALL:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[SIGN:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK: arith.select %[[NAN]], %[[SIGN]], %[[ALL]] : i64
+func.func @f32_to_u64(%x: f32) -> i64 {
+  %i = arith.fptoui %x : f32 to i64
+  return %i : i64
+}
