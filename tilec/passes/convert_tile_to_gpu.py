@@ -1694,20 +1694,30 @@ def _via_shared(self: _KernelLowering, op):
     self.set_natural(op.results[0], dst_layout, out)
 
 
-def _stage_in_smem(self, values_by_src, layouts, shapes, elems):
-    """Writes whole tensors to shared memory (one region each); returns (region bases, storage types)."""
-    storages = [self._store_elem_type(e) for e in elems]
+def _smem_regions(self, shapes, storages) -> list:
+    """One region of the scratch space per tensor (16-byte aligned): their base addresses."""
     offsets, total = [], 0
     for st, shape in zip(storages, shapes):
         offsets.append(total)
         total += -(-math.prod(shape) * _bytes(st) // 16) * 16
     base = self.smem(total)
-    self.smem_write_fence()
     i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-    regions = [llvm.GEPOp(_sptr(), base, [], [off], i8, 0).result for off in offsets]
+    return [llvm.GEPOp(_sptr(), base, [], [off], i8, 0).result for off in offsets]
+
+
+def _write_to_smem(self, regions, values_by_src, layouts, shapes, elems, storages) -> None:
+    """Each tensor's registers into its region, at their row-major positions."""
     for regs, layout, shape, e, st, region in zip(values_by_src, layouts, shapes, elems, storages, regions):
         for r, coord in zip(regs, self.coords(layout)):
             llvm.StoreOp(self._to_storage(r, e, st), self.smem_at(region, self._linear(coord, shape), st))
+
+
+def _stage_in_smem(self, values_by_src, layouts, shapes, elems):
+    """Writes whole tensors to shared memory (one region each); returns (region bases, storage types)."""
+    storages = [self._store_elem_type(e) for e in elems]
+    regions = _smem_regions(self, shapes, storages)
+    self.smem_write_fence()
+    _write_to_smem(self, regions, values_by_src, layouts, shapes, elems, storages)
     gpu.BarrierOp()
     return regions, storages
 
@@ -1809,21 +1819,12 @@ def _scan(self: _KernelLowering, op):
     current = [self.regs(x, layout) for x in srcs]  # per operand, per register
     coords = self.coords(layout)
     if n > 1:
-        offsets, total = [], 0
-        for st in storages:
-            offsets.append(total)
-            total += -(-math.prod(shape) * _bytes(st) // 16) * 16
-        base = self.smem(total)
-        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-        regions = [llvm.GEPOp(_sptr(), base, [], [off], i8, 0).result for off in offsets]
+        shapes, layouts = [shape] * len(srcs), [layout] * len(srcs)
+        regions = _smem_regions(self, shapes, storages)
         distance = 1
         while distance < n:
             self.smem_write_fence()  # the previous round's reads are done
-            for regs, e, st, region in zip(current, elems, storages, regions):
-                for r, coord in zip(regs, coords):
-                    llvm.StoreOp(
-                        self._to_storage(r, e, st), self.smem_at(region, self._linear(coord, shape), st)
-                    )
+            _write_to_smem(self, regions, current, layouts, shapes, elems, storages)
             gpu.BarrierOp()
             updated = [[] for _ in srcs]
             for k, coord in enumerate(coords):
