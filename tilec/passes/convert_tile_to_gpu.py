@@ -1738,8 +1738,7 @@ def _gather(self: _KernelLowering, op):
     )
     index_t = tile.element_of(index.type)
     size = arith.ConstantOp(index_t, src_shape[axis]).result
-    zero_index = arith.ConstantOp(index_t, 0).result
-    zero = arith.ConstantOp(elem, 0.0 if _is_float(elem) else 0).result
+    zero_index, zero_elem = zero(index_t), zero(elem)
     out = []
     for i, coord in zip(self.regs(index, layout), self.coords(layout)):
         inside = arith.cmpi(arith.CmpIPredicate.ult, i, size)  # negative indices too
@@ -1747,7 +1746,7 @@ def _gather(self: _KernelLowering, op):
         c = list(coord)
         c[axis] = safe if index_t.width == 32 else arith.trunci(ir.IntegerType.get_signless(32), safe)
         v = llvm.LoadOp(storage, self.smem_at(region, self._linear(c, src_shape), storage)).result
-        out.append(arith.select(inside, self._from_storage(v, elem, storage), zero))
+        out.append(arith.select(inside, self._from_storage(v, elem, storage), zero_elem))
     self.smem_dirty = True
     self.set_natural(op.results[0], layout, out)
 

@@ -469,8 +469,7 @@ def _gather(op, sizes):
         safe = arith.index_cast(index_t, arith.select(inside, i, arith.ConstantOp(i.type, 0).result))
         coords = [safe if d == axis else linalg.IndexOp(d).result for d in range(len(shape))]
         picked = tensor.ExtractOp(src, coords).result
-        zero = arith.ConstantOp(elem, 0.0 if isinstance(elem, ir.FloatType) else 0).result
-        return arith.select(inside, picked, zero)
+        return arith.select(inside, picked, zero(elem))
 
     _replace(op, elementwise([index], shape, elem, body))
 
