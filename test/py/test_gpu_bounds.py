@@ -1,7 +1,6 @@
 """Debug builds on NVIDIA GPUs check every access against the tensors passed (tile-check-bounds), as
 the CPU target's do: an access outside them is a device-side assertion naming the line."""
 
-import pathlib
 import re
 
 import pytest
@@ -44,10 +43,7 @@ def test_debug_builds_of_matmuls_fit_in_shared_memory(layout):
     evaluated where its pointers are: evaluated in the default layout they took B's 64x256 pointers
     through shared memory, 290 KiB in all, more than a program may have (a debug build failed to
     launch what the release build ran)."""
-    import sys
-
-    sys.path.insert(0, str(pathlib.Path(__file__).parent))
-    from test_cp_async import _compiled
+    from test_cp_async import _compiled  # (test/py is on the path, as for test_cp_async's own imports)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TILEC_DEBUG", "1")
