@@ -843,7 +843,7 @@ def _gather(tr, op):
 
 @handles("tile.histogram")
 def _histogram(tr, op):
-    seg = tile._segments(op, tile.SPECS["histogram"])
+    seg = _segments(op)
     src, out = tr.slot(seg["src"][0]), tr.slot(op.results[0])
     mask = tr.slot(seg["mask"][0]) if seg.get("mask") else None
     bins = ir.IntegerAttr(op.attributes["num_bins"]).value
