@@ -409,6 +409,24 @@ def _v_histogram(op):
     _check_mask(op, _one(seg, "mask"), shape_of(src))
 
 
+def _v_sort(op):
+    src, res = op.operands[0].type, op.results[0].type
+    shape = shape_of(src)
+    if not shape:
+        _fail(op, f"src must be a tensor, got {src}")
+    axis = _int_attr(op, "axis")
+    _check_axis(op, axis, len(shape))
+    if not _pow2(shape[axis]):
+        _fail(op, f"the sorted dimension must be a power of two, got {shape[axis]}")
+    elem = element_of(src)
+    if not ((is_int(elem) and elem.width in (8, 16, 32, 64)) or str(elem) in ("f16", "bf16", "f32", "f64")):
+        _fail(op, f"src must be a tensor of i8/i16/i32/i64 or f16/bf16/f32/f64, got {src}")
+    if "unsigned" in op.attributes and not is_int(elem):
+        _fail(op, f"'unsigned' applies to integers, not {elem}")
+    if res != src:
+        _fail(op, f"result must be {src}, got {res}")
+
+
 def _v_addptr(op):
     ptr, off, res = (v.type for v in (op.operands[0], op.operands[1], op.results[0]))
     _check_ptr_like(op, "ptr", ptr)
@@ -816,6 +834,19 @@ def _ops() -> list[OpSpec]:
             verify=_v_histogram,
         ),
         OpSpec(
+            "sort",
+            "`src` sorted along `axis` (a power of two) by a bitonic sorting network, ascending unless "
+            "`descending` (unit); integers compare signed unless `unsigned` (unit); NaNs order after "
+            "every number (last ascending, first descending); equal elements never swap, so the network "
+            "fixes where -0.0 and 0.0, or NaNs with different payloads, land on every target.",
+            '%s = "tile.sort"(%x) {axis = 1 : i32, descending} : (tensor<4x8xf32>) -> tensor<4x8xf32>',
+            operands=(one("src"),),
+            results=(one("result"),),
+            attributes=("axis",),
+            optional_attributes=("descending", "unsigned"),
+            verify=_v_sort,
+        ),
+        OpSpec(
             "addptr",
             "Pointer arithmetic in elements: `ptr + offset * sizeof(T)`, elementwise for tensors.",
             '%q = "tile.addptr"(%p, %off) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>)'
@@ -1171,6 +1202,15 @@ def histogram(src: ir.Value, num_bins: int, mask: ir.Value | None = None, *, loc
     t = with_shape(ir.IntegerType.get_signless(32), [num_bins])
     attrs = {"num_bins": _i32(num_bins), **_segment_attr([src], m)}
     return _create("histogram", [t], [src, *m], attrs, loc=loc, ip=ip).result
+
+
+def sort(src: ir.Value, axis: int, *, descending=False, unsigned=False, loc=None, ip=None) -> ir.Value:
+    attrs = {"axis": _i32(axis)}
+    if descending:
+        attrs["descending"] = ir.UnitAttr.get()
+    if unsigned:
+        attrs["unsigned"] = ir.UnitAttr.get()
+    return _create("sort", [src.type], [src], attrs, loc=loc, ip=ip).result
 
 
 def addptr(ptr: ir.Value, offset: ir.Value, *, loc=None, ip=None) -> ir.Value:

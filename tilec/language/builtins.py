@@ -7,6 +7,7 @@ the code generator is visiting. Called from plain Python they raise a clear erro
 from __future__ import annotations
 
 import builtins as _py
+import contextlib
 import functools
 import numbers
 
@@ -40,6 +41,19 @@ def builtin(fn):
 
     wrapper.__tilec_builtin__ = True
     return wrapper
+
+
+@contextlib.contextmanager
+def in_a_pass():
+    """Lets a pass build IR with tile-language functions (tile-expand-sort builds tl.sort's network
+    with them): builtins callable, and no debug checks or overflow checks added to what it builds."""
+    global _active, debug_enabled, sanitize_overflow
+    saved = _active, debug_enabled, sanitize_overflow
+    _active, debug_enabled, sanitize_overflow = _active + 1, False, False
+    try:
+        yield
+    finally:
+        _active, debug_enabled, sanitize_overflow = saved
 
 
 def _const_int(v, what: str) -> int:

@@ -6,8 +6,10 @@ They are built from the tile dialect's elementwise selects, reductions and resha
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
 has. Picking one element out of a pair goes through the integer bits of the values (a sum of the
 chosen value and zeros), so every value, -0.0 and NaN payloads included, comes out exactly.
-tl.gather and tl.histogram are ops of their own (tile.gather, tile.histogram): as selections they
-took src.shape[axis] times the index's elements, and num_bins times the input's.
+tl.gather, tl.histogram and tl.sort are ops of their own (tile.gather, tile.histogram, tile.sort):
+as selections they took src.shape[axis] times the index's elements and num_bins times the input's,
+and the sorting network's log2(n)-dimensional views compiled for minutes on the CPU (GPUs still get
+that network: tile-expand-sort builds it with bitonic_network below).
 """
 
 from __future__ import annotations
@@ -160,11 +162,26 @@ def _sorted_dimension(x, dim, what: str) -> tuple[tensor, int, int]:
     return x, dim, n.bit_length() - 1
 
 
-def _bitonic_stages(x: tensor, dim: int, bits: int, first_stage: int, descending: bool) -> tensor:
-    """Stages `first_stage`..`bits` of the bitonic sorting network along `dim` (of size 2^bits). The
-    dimension is viewed as `bits` axes of size 2; each compare-and-swap step pairs the elements that
-    differ in one index bit. Stage s orders blocks of 2^s, ascending where index bit s is 0 (the last
-    stage, s == bits: all of them), which needs blocks of 2^(s-1) sorted in alternating directions."""
+def _greater(a: tensor, b: tensor) -> tensor:
+    """a > b in the order tl.sort uses: NaN after every number (and equal to NaN)."""
+    greater = semantic.compare("gt", a, b)
+    if not a.dtype.is_floating():
+        return greater
+    nan_over_number = semantic.logical_and(semantic.compare("ne", a, a), semantic.compare("eq", b, b))
+    return semantic.logical_or(greater, nan_over_number)
+
+
+def bitonic_network(x: tensor, dim: int, first_stage: int, descending: bool) -> tensor:
+    """Stages `first_stage`..log2(n) of the bitonic sorting network along `dim` (of size n, a power of
+    two), built from elementwise ops, selections and reshapes: the GPUs' lowering of tile.sort
+    (tile-expand-sort) and tl.bitonic_merge's last stage. The dimension is viewed as log2(n) axes of
+    size 2; each compare-and-swap step pairs the elements that differ in one index bit. Stage s orders
+    blocks of 2^s, ascending where index bit s is 0 (the last stage: all of them, in the requested
+    order), which needs blocks of 2^(s-1) sorted in alternating directions. Elements swap only when
+    strictly out of order (NaN after every number), the rule every target's tile.sort follows."""
+    bits = x.shape[dim].bit_length() - 1
+    if not bits:
+        return x
     # axis dim + j holds index bit (bits - 1 - j)
     # (splitting dimension `dim` in row-major order keeps every other element where it was)
     y = builtins.reshape(x, (*x.shape[:dim], *([2] * bits), *x.shape[dim + 1 :]))
@@ -173,19 +190,18 @@ def _bitonic_stages(x: tensor, dim: int, bits: int, first_stage: int, descending
         return dim + bits - 1 - bit
 
     for stage in range(first_stage, bits + 1):
-        if stage < bits:
-            reverse = semantic.compare("eq", _index_along(y.shape, axis_of(stage)), 1)
+        if stage < bits:  # blocks whose index bit `stage` is 1 go the other way
+            reversed_block = semantic.compare("eq", _index_along(y.shape, axis_of(stage)), 1)
         for bit in range(stage - 1, -1, -1):
             axis = axis_of(bit)
             low, high = _take(y, axis, 0), _take(y, axis, 1)
-            out_of_order = semantic.compare("lt" if descending else "gt", low, high)
+            rising, falling = _greater(low, high), _greater(high, low)
+            out_of_order = rising if not descending else falling
             if stage < bits:
-                out_of_order = semantic.xor_(
-                    semantic.broadcast_to(out_of_order, y.shape), semantic.broadcast_to(reverse, y.shape)
-                )
-                # equal elements must not swap in the reversed blocks either
-                out_of_order = semantic.logical_and(
-                    out_of_order, semantic.broadcast_to(semantic.compare("ne", low, high), y.shape)
+                out_of_order = semantic.where(
+                    reversed_block,
+                    semantic.broadcast_to(falling if not descending else rising, y.shape),
+                    semantic.broadcast_to(out_of_order, y.shape),
                 )
             first = semantic.compare("eq", _index_along(y.shape, axis), 0)
             smaller = semantic.where(
@@ -198,14 +214,31 @@ def _bitonic_stages(x: tensor, dim: int, bits: int, first_stage: int, descending
     return builtins.reshape(y, x.shape)
 
 
+def _sortable(x: tensor) -> tuple[tensor, core.dtype | None]:
+    """(x in a type tile.sort takes, the type to convert back to or None): booleans sort as uint8, fp8
+    as float32 (both exact both ways)."""
+    if x.dtype.is_bool():
+        return semantic.cast(x, core.uint8), x.dtype
+    if x.dtype.is_floating() and x.dtype.primitive_bitwidth == 8:
+        return semantic.cast(x, core.float32), x.dtype
+    return x, None
+
+
 @builtin
 def sort(x, dim=None, descending=False) -> tensor:
     """`x` sorted along `dim` (the last dimension when None; its size a power of two), ascending
-    unless `descending`. A bitonic sorting network: the dimension viewed as log2(n) axes of size 2, each
-    compare-and-swap stage pairs the elements that differ in one index bit. NaNs compare false, so
-    where they land is unspecified (as in Triton)."""
+    unless `descending`. One tile.sort: a bitonic sorting network (on the CPU a loop over its
+    compare-and-swap steps). NaNs go after every number (last ascending, first descending; Triton
+    leaves them where the comparisons happen to put them)."""
     x, dim, bits = _sorted_dimension(x, dim, "tl.sort")
-    return _bitonic_stages(x, dim, bits, 1, bool(descending)) if bits else x
+    if not bits:
+        return x
+    keys, original = _sortable(x)
+    unsigned = keys.dtype.is_int() and not keys.dtype.is_int_signed()
+    ordered = tensor(
+        tile.sort(keys.handle, dim, descending=bool(descending), unsigned=unsigned), keys.dtype, keys.shape
+    )
+    return semantic.cast(ordered, original) if original is not None else ordered
 
 
 @builtin
@@ -214,14 +247,14 @@ def bitonic_merge(x, dim=None, descending=False) -> tensor:
     two): sorts `x` where it is bitonic along `dim` (rises then falls, or falls then rises, such as
     an ascending half followed by a descending one); other inputs come out permuted, not sorted."""
     x, dim, bits = _sorted_dimension(x, dim, "tl.bitonic_merge")
-    return _bitonic_stages(x, dim, bits, bits, bool(descending)) if bits else x
+    return bitonic_network(x, dim, bits, bool(descending))
 
 
 @builtin
-def topk(x, k, dim=None) -> tensor:
+def topk(x, k, dim=None, descending=True) -> tensor:
     """The `k` largest elements of `x` along `dim` (the last dimension when None), in descending
-    order; `k` and the dimension's size are powers of two. A descending tl.sort, then its first k
-    elements."""
+    order; with descending=False the k smallest, in ascending order (newer Triton's argument); `k`
+    and the dimension's size are powers of two. A tl.sort, then its first k elements."""
     x = semantic.to_tensor(x)
     if not x.shape:
         raise SemanticError("tl.topk: a scalar has no elements to choose from")
@@ -233,7 +266,7 @@ def topk(x, k, dim=None) -> tensor:
     n = x.shape[dim]
     if k < 1 or k & (k - 1) or k > n:
         raise SemanticError(f"tl.topk: k must be a power of two from 1 to {n}, got {k}")
-    ordered = sort(x, dim=dim, descending=True)
+    ordered = sort(x, dim=dim, descending=descending)
     if k == n:
         return ordered
     before, after = x.shape[:dim], x.shape[dim + 1 :]

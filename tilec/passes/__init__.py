@@ -25,6 +25,7 @@ from .cpu_version_remainders import CpuVersionRemaindersPass
 from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
 from .expand_float64_math import ExpandFloat64MathPass
+from .expand_sort import ExpandSortPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
@@ -39,6 +40,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         LowerFp8Pass,
         ExactFloatRemainderPass,
         ExpandFloat64MathPass,
+        ExpandSortPass,
         AxisInfoPass,
         HoistLoadsPass,
         CheckBoundsPass,

@@ -507,6 +507,63 @@ def _histogram(op, sizes):
     _replace(op, generic.results[0])
 
 
+def _sort(op, sizes):
+    """tile.sort: the bitonic network's compare-and-swap steps in two scf.for loops (stage s = 1..log2 n,
+    then bit b = s-1..0), each step one generic: every element compares itself with its partner
+    i ^ 2^b and takes the partner's value where the pair is out of order for its block's direction.
+    The same comparisons and swaps as the GPUs' unrolled network (tile-expand-sort), in code whose
+    size does not grow with n."""
+    src = op.operands[0]
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    descending = "descending" in op.attributes
+    unsigned = "unsigned" in op.attributes
+    shape = tile.shape_of(src.type)
+    elem = tile.element_of(src.type)
+    bits = shape[axis].bit_length() - 1
+
+    def greater(a, b):  # NaN after every number
+        if isinstance(elem, ir.IntegerType):
+            return arith.cmpi(arith.CmpIPredicate.ugt if unsigned else arith.CmpIPredicate.sgt, a, b)
+        nan_over_number = arith.andi(
+            arith.cmpf(arith.CmpFPredicate.UNO, a, a), arith.cmpf(arith.CmpFPredicate.ORD, b, b)
+        )
+        return arith.ori(arith.cmpf(arith.CmpFPredicate.OGT, a, b), nan_over_number)
+
+    stages = scf.ForOp(_index(1), _index(bits + 1), _index(1), [src])
+    with ir.InsertionPoint(stages.body):
+        stage = stages.induction_variable
+        steps = scf.ForOp(_index(0), stage, _index(1), list(stages.inner_iter_args))
+        with ir.InsertionPoint(steps.body):
+            x = steps.inner_iter_args[0]
+            bit = arith.subi(arith.subi(stage, _index(1)), steps.induction_variable)
+            distance = arith.shli(_index(1), bit)
+            last_stage = arith.cmpi(arith.CmpIPredicate.eq, stage, _index(bits))
+
+            def body(_):
+                coords = [linalg.IndexOp(d).result for d in range(len(shape))]
+                i = coords[axis]
+                partner = arith.xori(i, distance)
+                mine = tensor.ExtractOp(x, coords).result
+                theirs = tensor.ExtractOp(
+                    x, [partner if d == axis else c for d, c in enumerate(coords)]
+                ).result
+                first = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(i, distance), _index(0))
+                low = arith.select(first, mine, theirs)
+                high = arith.select(first, theirs, mine)
+                # blocks whose index bit `stage` is 1 go the other way (in every stage but the last)
+                odd_block = arith.cmpi(
+                    arith.CmpIPredicate.ne, arith.andi(arith.shrui(i, stage), _index(1)), _index(0)
+                )
+                flipped = arith.andi(odd_block, arith.xori(last_stage, arith.ConstantOp(_i1(), 1).result))
+                falling = arith.xori(flipped, arith.ConstantOp(_i1(), int(descending)).result)
+                out_of_order = arith.select(falling, greater(high, low), greater(low, high))
+                return arith.select(out_of_order, theirs, mine)
+
+            scf.YieldOp([elementwise([], shape, elem, body)])
+        scf.YieldOp(list(steps.results))
+    _replace(op, list(stages.results))
+
+
 def _convert_layout(op, sizes):
     _replace(op, op.operands[0])
 
@@ -1041,6 +1098,7 @@ _LOWERINGS = {
     "tile.reshape": _reshape,
     "tile.trans": _trans,
     "tile.gather": _gather,
+    "tile.sort": _sort,
     "tile.histogram": _histogram,
     "tile.convert_layout": _convert_layout,
     "tile.ptr_cast": _convert_layout,  # pointers are i64 addresses here: every cast is the value itself

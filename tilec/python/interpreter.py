@@ -858,6 +858,43 @@ def _histogram(tr, op):
     return step
 
 
+@handles("tile.sort")
+def _sort(tr, op):
+    """The bitonic network's compare-and-swap steps on whole arrays (the CPU target's loop, the GPUs'
+    unrolled network): the same swaps, so the same placement of -0.0 / 0.0 and of NaN payloads."""
+    src, out = tr.slot(op.operands[0]), tr.slot(op.results[0])
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    descending = "descending" in op.attributes
+    unsigned = "unsigned" in op.attributes
+    n = tile.shape_of(op.operands[0].type)[axis]
+    bits = n.bit_length() - 1
+    i = np.arange(n)
+
+    def greater(a, b):  # NaN after every number
+        if a.dtype.kind in "iub":
+            return a > b
+        with np.errstate(invalid="ignore"):
+            return (a > b) | (np.isnan(a) & ~np.isnan(b))
+
+    def step(env, state):
+        x = np.moveaxis(_arr(env[src]), axis, -1)
+        keys = _unsigned(x) if unsigned else x
+        for stage in range(1, bits + 1):
+            falling = (((i >> stage) & 1) == 1) & (stage < bits)
+            falling ^= descending
+            for bit in range(stage - 1, -1, -1):
+                partner = i ^ (1 << bit)
+                first = (i & (1 << bit)) == 0
+                theirs = keys[..., partner]
+                low, high = np.where(first, keys, theirs), np.where(first, theirs, keys)
+                out_of_order = np.where(falling, greater(high, low), greater(low, high))
+                keys = np.where(out_of_order, theirs, keys)
+        result = keys.view(x.dtype) if unsigned else keys
+        env[out] = np.ascontiguousarray(np.moveaxis(result, -1, axis))
+
+    return step
+
+
 @handles("tile.ptr_cast")
 def _ptr_cast(tr, op):
     """Pointers are int64 addresses: a cast between pointer types or to or from int64 keeps the

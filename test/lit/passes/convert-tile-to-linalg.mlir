@@ -222,3 +222,26 @@ func.func @histogram(%x: tensor<64xi8>, %m: tensor<64xi1>) -> tensor<512xi32> {
   %0 = "tile.histogram"(%x, %m) {num_bins = 512 : i32, operandSegmentSizes = array<i32: 1, 1>} : (tensor<64xi8>, tensor<64xi1>) -> tensor<512xi32>
   return %0 : tensor<512xi32>
 }
+
+// -----
+
+// tl.sort: the bitonic network's steps in two loops (stages, then the bit each step pairs by), each
+// step one generic where every element reads its partner (index xor 2^bit) and takes its value when
+// the pair is out of order for the block's direction; floats compare with NaN after every number.
+// CHECK-LABEL: func.func @sort
+// CHECK: scf.for %[[STAGE:.*]] = %c1 to %c4 step
+// CHECK: scf.for %{{.*}} = %c0 to %[[STAGE]] step %{{.*}} iter_args(%[[X:.*]] = %{{.*}}) -> (tensor<4x8xf32>)
+// CHECK: %[[DIST:.*]] = arith.shli
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[P:.*]] = arith.xori %[[I]], %[[DIST]] : index
+// CHECK: %[[MINE:.*]] = tensor.extract %[[X]][%{{.*}}, %[[I]]]
+// CHECK: %[[THEIRS:.*]] = tensor.extract %[[X]][%{{.*}}, %[[P]]]
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ogt
+// CHECK: %[[SWAP:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i1
+// CHECK: arith.select %[[SWAP]], %[[THEIRS]], %[[MINE]] : f32
+func.func @sort(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = "tile.sort"(%x) {axis = 1 : i32, descending} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -72,7 +72,7 @@ def stages(
             "gpu",
             ("tile-check-bounds," if debug else "")
             + f"tile-canonicalize,tile-lower-fp8{{wgmma={int(has_wgmma(arch))} num-warps={num_warps}}},"
-            "tile-exact-float-remainder{float64=0},tile-expand-float64-math,"
+            "tile-exact-float-remainder{float64=0},tile-expand-float64-math,tile-expand-sort,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
             f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},canonicalize,cse,"
