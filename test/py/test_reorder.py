@@ -306,6 +306,20 @@ def test_gpu_sorting_network_swaps_exactly_as_the_cpu_loop(monkeypatch, dtype, d
 _SIG = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16", np.dtype(np.uint16): "u16"}
 
 
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8, np.int64])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_sort_orders_nans_last_unsigned_by_value_on_gpu(dtype, dim):
+    import torch
+
+    for descending in (False, True):
+        x = _sort_input(dtype, (16, 32), np.random.default_rng(dim))
+        out = torch.zeros(x.shape, dtype=getattr(torch, np.dtype(dtype).name), device="cuda")
+        sort_2d[(1,)](torch.from_numpy(x).cuda(), out, R=16, C=32, DIM=dim, DESCENDING=descending)
+        np.testing.assert_array_equal(out.cpu().numpy(), _sorted_reference(x, dim, descending))
+
+
 @pytest.mark.parametrize("descending", [False, True])
 def test_topk_smallest_with_descending_false(target, descending):
     """tl.topk(x, k, descending=False), newer Triton's argument: the k smallest, ascending."""
