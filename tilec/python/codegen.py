@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins as _py
 import functools
+import inspect
 import numbers
 import os
 
@@ -950,6 +951,8 @@ class CodeGenerator(ast.NodeVisitor):
 
         if isinstance(fn, JITFunction):
             return self.call_jit(fn, args, kwargs)
+        if isinstance(fn, _KernelLambda):
+            return fn(*args, **kwargs)
         if isinstance(fn, BoundJITMethod):  # an aggregate's @jit method
             return self.call_jit(fn.function, [fn.obj, *args], kwargs)
         owner = getattr(fn, "__self__", None)
@@ -1021,7 +1024,61 @@ class CodeGenerator(ast.NodeVisitor):
         return fn(*args)
 
     def visit_Lambda(self, node):
-        raise _Unsupported("lambdas are not supported in kernels; use a @tilec.jit function")
+        return _KernelLambda(self, node)
+
+
+class _KernelLambda:
+    """A lambda written in a kernel (a combine function for tl.reduce / tl.associative_scan, or a
+    local helper): its body is compiled inline wherever it is called, with its parameters bound over
+    the names it captured when it was made. As in Triton it may capture compile-time values only
+    (constexprs, Python values, functions): a combiner runs on scalars inside its own region, where a
+    run-time value of the kernel does not exist."""
+
+    def __init__(self, gen: CodeGenerator, node: ast.Lambda):
+        self.gen, self.node = gen, node
+        a = node.args
+        P = inspect.Parameter
+        positional = [*a.posonlyargs, *a.args]
+        defaults = [gen.visit(d) for d in a.defaults]
+        first_default = len(positional) - len(defaults)
+        params = [
+            P(arg.arg, P.POSITIONAL_ONLY if i < len(a.posonlyargs) else P.POSITIONAL_OR_KEYWORD,
+              default=defaults[i - first_default] if i >= first_default else P.empty)
+            for i, arg in enumerate(positional)
+        ]  # fmt: skip
+        if a.vararg:
+            params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
+        for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+            params.append(P(arg.arg, P.KEYWORD_ONLY, default=P.empty if default is None else gen.visit(default)))
+        if a.kwarg:
+            params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
+        self.signature = inspect.Signature(params)
+        names = {p.name for p in params}
+        self.captured = {}
+        for n in ast.walk(node.body):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in names:
+                if n.id in gen.lscope:
+                    value = gen.lscope[n.id]
+                    if _is_tensor(value) or isinstance(value, tuple | list) and any(map(_is_tensor, value)):
+                        raise _Unsupported(
+                            f"lambda can only capture constexpr values: '{n.id}' is a run-time value "
+                            "(pass it as an argument, or use a @tilec.jit function)"
+                        )
+                    self.captured[n.id] = value
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise _Unsupported(f"bad call of a lambda: {e}") from None
+        bound.apply_defaults()
+        gen = self.gen
+        saved = gen.lscope
+        gen.lscope = {**self.captured, **bound.arguments}
+        try:
+            return gen.visit(self.node.body)
+        finally:
+            gen.lscope = saved
 
 
 class _Missing:
