@@ -613,3 +613,19 @@ def test_bf16_with_integers_computes_in_fp32_as_in_triton(target):
     out = np.zeros(8, np.float32)
     mixed_with_bf16[(1,)](x, out)
     np.testing.assert_array_equal(out, x * np.arange(8))  # exact in fp32, not rounded to bf16
+
+
+@tilec.jit
+def wide_program_ids(out_ptr, WIDTH: tl.constexpr):
+    pid = tl.program_id(0, bitwidth=WIDTH)
+    tl.static_assert(pid.dtype == (tl.int64 if WIDTH == 64 else tl.int32))
+    tl.store(out_ptr + pid, pid * 3_000_000_000 if WIDTH == 64 else pid)
+
+
+def test_program_id_with_bitwidth_64_is_int64(target):
+    """tl.program_id(axis, bitwidth=64) (newer Triton): an int64, so products past 2^31 do not wrap."""
+    out = np.zeros(4, np.int64)
+    wide_program_ids[(4,)](out, WIDTH=64)
+    assert list(out) == [0, 3_000_000_000, 6_000_000_000, 9_000_000_000]
+    with pytest.raises(tilec.CompilationError, match="program_id bitwidth must be 32 or 64, got 48"):
+        wide_program_ids[(4,)](out, WIDTH=48)

@@ -96,12 +96,18 @@ def _dtype(d) -> dtype:
 
 
 @builtin
-def program_id(axis) -> tensor:
-    """The index of this program instance along grid axis `axis` (0, 1 or 2), an int32 scalar."""
+def program_id(axis, bitwidth=None) -> tensor:
+    """The index of this program instance along grid axis `axis` (0, 1 or 2), an int32 scalar; with
+    bitwidth=64 (newer Triton's argument) an int64, zero-extended, so offsets computed from it are
+    64-bit."""
     axis = _const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}")
-    return tensor(tile.program_id(axis), core.int32)
+    width = 32 if bitwidth is None else _const_int(bitwidth, "program_id bitwidth")
+    if width not in (32, 64):
+        raise SemanticError(f"program_id bitwidth must be 32 or 64, got {width}")
+    pid = tensor(tile.program_id(axis), core.int32)
+    return pid if width == 32 else semantic.cast(semantic.cast(pid, core.uint32), core.int64)
 
 
 @builtin
