@@ -235,6 +235,15 @@ def test_triton_launch_options(target):
         rows_times_options[(2,)](out, 7, 2, 8, kpack=2)
     with pytest.raises(TypeError, match="maxnreg must be an int from 16 to 255"):
         rows_times_options[(2,)](out, 7, 2, 8, maxnreg=1000)
+    # extern_libs naming libdevice (Triton's elementwise tests pass NVIDIA's libdevice.10.bc): its
+    # functions are built into tilec, so the path is taken and unused; other libraries are refused
+    out[:] = 0
+    rows_times_options[(2,)](
+        out, 7, 2, 8, extern_libs={"libdevice": "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"}
+    )
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
+    with pytest.raises(TypeError, match="extern_libs: tilec links no external libraries .* got mylib"):
+        rows_times_options[(2,)](out, 7, 2, 8, extern_libs={"libdevice": "x.bc", "mylib": "y.bc"})
 
 
 def test_grid_callable(monkeypatch):

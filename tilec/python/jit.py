@@ -305,7 +305,8 @@ class JITFunction:
         this launch; `maxnreg`: a register cap per thread on NVIDIA; `waves_per_eu`: an occupancy
         target for AMD's LLVM; `enable_fp_fusion`: whether GPUs may fuse fp32 a * b + c into one FMA;
         `launch_pdl`: programmatic dependent launch on NVIDIA sm_90+; `sanitize_overflow`: integer
-        overflow checks in debug builds; `num_ctas=1`) and refused by name otherwise."""
+        overflow checks in debug builds; `num_ctas=1`; `extern_libs` naming libdevice alone, whose
+        functions tilec has built in) and refused by name otherwise."""
         params = self._parameter_set
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if value is not None and name in params:
@@ -340,6 +341,16 @@ class JITFunction:
                 raise TypeError(
                     f"{self.__name__}: num_ctas={ctas!r}: thread block clusters are not supported by tilec "
                     "(num_ctas=1 is)"
+                )
+        if "extern_libs" in kwargs and "extern_libs" not in params:
+            libs = kwargs.pop("extern_libs")
+            # tilec has libdevice's functions built in (tl.extra.libdevice, every target): a path to
+            # NVIDIA's libdevice.10.bc has nothing to add; other libraries cannot be linked
+            others = sorted(set(libs or {}) - {"libdevice"}) if isinstance(libs, dict) else [repr(libs)]
+            if others:
+                raise TypeError(
+                    f"{self.__name__}: extern_libs: tilec links no external libraries (only 'libdevice', "
+                    f"whose functions it has built in, may be named), got {', '.join(map(str, others))}"
                 )
         unknown = [
             name for name in kwargs if name not in params and name not in _TRITON_OPTIONS_NOT_SUPPORTED
@@ -479,7 +490,7 @@ class JITFunction:
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
 _TRITON_OPTIONS_NOT_SUPPORTED = (
     "matrix_instr_nonkdim", "kpack",
-    "launch_cooperative_grid", "extern_libs", "num_buffers_warp_spec",
+    "launch_cooperative_grid", "num_buffers_warp_spec",
     "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
 )  # fmt: skip
 
