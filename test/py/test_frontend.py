@@ -371,3 +371,37 @@ def test_enable_fp_fusion_on_gpu():
         ins = [torch.from_numpy(v).cuda() for v in (x, y, z)]
         multiply_add[(1,)](*ins, out, N=4096, enable_fp_fusion=fusion)
         np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
+@tilec.jit
+def template(z_ptr, x_ptr, y_ptr, SIZE: tl.constexpr):
+    off = tl.arange(0, SIZE)
+    x = tl.load(x_ptr + off)  # noqa: F841 (read by the patched expression)
+    y = tl.load(y_ptr + off)  # noqa: F841
+    z = GENERATE_TEST_HERE  # noqa: F821
+    tl.store(z_ptr + off, z)
+
+
+def _patched(expr):
+    """Triton's test_core.py patch_kernel: a new JITFunction of the template's Python function, its
+    source edited through `src` and `_unsafe_update_src`."""
+    kernel = tilec.JITFunction(template.fn)
+    kernel._unsafe_update_src(kernel.src.replace("GENERATE_TEST_HERE", expr))
+    return kernel
+
+
+def test_patched_template_kernels(target):
+    x, y, z = np.arange(8, dtype=np.float32), np.full(8, 2.0, np.float32), np.zeros(8, np.float32)
+    assert template.src.startswith("def template(")
+    for expr, expected in [("x + y", x + y), ("tl.where(x > 3, x, y) * 2", np.where(x > 3, x, y) * 2)]:
+        _patched(expr)[(1,)](z, x, y, SIZE=8)
+        np.testing.assert_array_equal(z, expected)
+    line = template.fn.__code__.co_firstlineno + 5  # the GENERATE_TEST_HERE line
+    with pytest.raises(tilec.CompilationError, match=rf"test_frontend.py:{line}:.*name 'w' is not defined"):
+        _patched("x + w")[(1,)](z, x, y, SIZE=8)
+    with pytest.raises(
+        tilec.CompilationError, match=rf"test_frontend.py:{line}:.*invalid syntax in the replaced"
+    ):
+        _patched("x +* y")[(1,)](z, x, y, SIZE=8)
+    with pytest.raises(tilec.CompilationError, match="name 'GENERATE_TEST_HERE' is not defined"):
+        template[(1,)](z, x, y, SIZE=8)  # the template itself is unchanged

@@ -47,6 +47,7 @@ class JITFunction:
         }
         self.do_not_specialize = {self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize}
         self.debug = debug
+        self._replaced_source = None  # _unsafe_update_src's text
         self._source_info = None
         self._cache_key = None
         self.cache: dict = {}
@@ -71,8 +72,28 @@ class JITFunction:
     # -- source ------------------------------------------------------------------------------
     def source_info(self) -> SourceInfo:
         if self._source_info is None:
-            self._source_info = SourceInfo(self.fn)
+            self._source_info = SourceInfo(self.fn, self._replaced_source)
         return self._source_info
+
+    @property
+    def src(self) -> str:
+        """The function's source from its `def` line (Triton's JITFunction.src)."""
+        info = self.source_info()
+        lines = info.source.splitlines(keepends=True)
+        start = info.fndef.lineno - (
+            info.fndef.decorator_list[0].lineno if info.fndef.decorator_list else info.fndef.lineno
+        )
+        return "".join(lines[start:]) if self._replaced_source is None else info.source
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Compiles `new_src` in place of the function's source from now on (Triton's test suites
+        patch a template kernel's `GENERATE_TEST_HERE` this way); kernels compiled before are dropped.
+        Unsafe as in Triton: nothing checks that the new text fits the Python function's signature."""
+        self._replaced_source = new_src
+        self._source_info = None
+        self._cache_key = None
+        self.cache.clear()
+        self._launches.clear()
 
     def _dependencies(self, seen=None) -> list[JITFunction]:
         """This function and every @jit function it refers to, transitively."""
@@ -115,7 +136,7 @@ class JITFunction:
                 code = dep.fn.__code__
                 h.update(f"{code.co_filename}:{code.co_firstlineno}".encode())
                 try:
-                    h.update(inspect.getsource(dep.fn).encode())
+                    h.update((dep._replaced_source or inspect.getsource(dep.fn)).encode())
                 except (OSError, TypeError):
                     raise CompilationError(
                         getattr(dep.fn.__code__, "co_filename", "<unknown>"),
