@@ -1049,7 +1049,9 @@ class _KernelLambda:
         if a.vararg:
             params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
         for arg, default in zip(a.kwonlyargs, a.kw_defaults):
-            params.append(P(arg.arg, P.KEYWORD_ONLY, default=P.empty if default is None else gen.visit(default)))
+            params.append(
+                P(arg.arg, P.KEYWORD_ONLY, default=P.empty if default is None else gen.visit(default))
+            )
         if a.kwarg:
             params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
         self.signature = inspect.Signature(params)

@@ -360,7 +360,10 @@ def compile(kernel, module: ir.Module) -> None:
     kernel.metadata["asserts"] = kernel.asm.pop("_asserts", [])
     from tilec.timing import timed
 
+    from .fault_guard import wrapper_ir
+
     with timed("llir", kernel.name):
-        kernel.asm["llir"] = llvm_ir(module)
+        llir = llvm_ir(module)
+        kernel.asm["llir"] = llir + wrapper_ir(llir, kernel.name)
     with timed("so", kernel.name):
         kernel.asm["so"] = codegen(kernel.asm["llir"])

@@ -13,6 +13,8 @@ import numpy as np
 
 from tilec.python import arrays
 
+from . import fault_guard
+
 _POOL: ThreadPoolExecutor | None = None
 MIN_PROGRAMS_PER_THREAD = 4
 # Splitting a launch across threads costs handing the shares to the pool and waking its threads
@@ -130,6 +132,7 @@ class Launcher:
 
     def __init__(self, kernel, path: str | None = None):
         self.kernel = kernel
+        guarded = fault_guard.ensure_loaded()  # before the kernel's library, which links to it
         try:
             self.library = load_library(kernel.asm.get("so") if path is None else None, path)
         except OSError as e:
@@ -148,21 +151,23 @@ class Launcher:
             except ValueError:  # the kernel prints no value of this kind
                 continue
             slot.value = ctypes.cast(callback, ctypes.c_void_p).value
-        self.fn = getattr(self.library, kernel.name)
+        entry = kernel.name + fault_guard.SUFFIX
+        self.fn = getattr(self.library, entry if guarded and hasattr(self.library, entry) else kernel.name)
         self.fn.argtypes = [_ctype(t) for t in kernel.arg_types] + _GRID_CTYPES
         self.fn.restype = None
         self.arg_types = kernel.arg_types
         self.pointers = [i for i, t in enumerate(kernel.arg_types) if t.is_ptr()]
         self.written = set(kernel.metadata.get("written_args", ()))
         self.bounds_checked = bool(kernel.metadata.get("bounds_checked"))
-        self._status_type = ctypes.c_int64 * (2 + 2 * len(self.pointers) if self.bounds_checked else 1)
+        self._status_type = ctypes.c_int64 * (2 + 2 * len(self.pointers) if self.bounds_checked else 2)
         self.cores = os.cpu_count() or 1
         self.program_seconds: float | None = None  # one program's run time, at the last launch
 
     def _status_block(self, args):
-        """The words the kernel's `status` argument points to: the failed assertion's number, and
-        for a bounds-checked kernel (tile-cpu-check-bounds) a scratch word and the [lo, hi) byte
-        range of each pointer argument."""
+        """The words the kernel's `status` argument points to: the failed assertion's number (or,
+        in the high half, the signal of a memory fault: fault_guard.py), a scratch word (the fault's
+        address), and for a bounds-checked kernel (tile-cpu-check-bounds) the [lo, hi) byte range of
+        each pointer argument."""
         block = self._status_type()
         if not self.bounds_checked:
             return block
@@ -210,5 +215,10 @@ class Launcher:
                 f.result()
         if status[0]:  # the first failed device assertion's number (an int32 in the low half)
             from tilec.python.errors import InterpreterError
+
+            if status[0] >> 32:
+                raise InterpreterError(
+                    fault_guard.fault_message(self.kernel.name, status[0] >> 32, status[1])
+                )
 
             raise InterpreterError(self.kernel.assert_message(status[0] & 0xFFFFFFFF))
