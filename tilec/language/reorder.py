@@ -1,6 +1,6 @@
 """Joining, splitting and reordering blocks: `tl.join`, `tl.split`, `tl.interleave`, `tl.cat`,
 `tl.flip`, `tl.sort` (and `tl.bitonic_merge`), `tl.gather`, plus `tl.histogram`, `tl.swizzle2d` and
-`tl.assume`, as in Triton.
+`tl.assume`, as in Triton (tl.flip is a tl.gather at the mirrored index).
 
 They are built from the tile dialect's elementwise selects, reductions and reshapes rather than ops
 of their own, so every target (CPU, interpreter, NVIDIA, AMD) runs them with the lowering it already
@@ -124,7 +124,8 @@ def cat(input, other, can_reorder=False) -> tensor:
 
 @builtin
 def flip(x, dim=None) -> tensor:
-    """`x` reversed along `dim` (the last dimension when None; its size a power of two)."""
+    """`x` reversed along `dim` (the last dimension when None; its size a power of two): a tl.gather at
+    the mirrored index (on GPUs one trip through shared memory)."""
     x = semantic.to_tensor(x)
     if not x.shape:
         raise SemanticError("tl.flip: cannot flip a scalar")
@@ -135,16 +136,10 @@ def flip(x, dim=None) -> tensor:
     n = x.shape[dim]
     if n & (n - 1):
         raise SemanticError(f"tl.flip: the flipped dimension must be a power of two, got {n}")
-    steps = n.bit_length() - 1
-    # Index bits reversed one at a time: viewed with the dimension split into `steps` axes of size 2,
-    # reversing the order is swapping the two halves of every one of them.
-    split_shape = (*x.shape[:dim], *([2] * steps), *x.shape[dim + 1 :])
-    y = builtins.reshape(x, split_shape) if steps else x
-    for axis in range(dim, dim + steps):
-        low, high = _take(y, axis, 0), _take(y, axis, 1)
-        first = semantic.compare("eq", _index_along(y.shape, axis), 0)
-        y = semantic.where(first, semantic.broadcast_to(high, y.shape), semantic.broadcast_to(low, y.shape))
-    return builtins.reshape(y, x.shape)
+    # one tile.gather at the mirrored index (the CPU target compiled the old network of log2(n)
+    # half-swaps over log2(n)-dimensional views in 7.8 s for 512-element rows)
+    mirrored = semantic.sub(n - 1, _index_along(x.shape, dim))
+    return gather(x, semantic.broadcast_to(mirrored, x.shape), dim)
 
 
 def _sorted_dimension(x, dim, what: str) -> tuple[tensor, int, int]:
