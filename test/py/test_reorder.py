@@ -259,9 +259,16 @@ def test_sort_orders_nans_last_unsigned_by_value_every_type(target, dtype, dim, 
 
 
 @tilec.jit
-def sort_2d(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, DIM: tl.constexpr, DESCENDING: tl.constexpr):
+def sort_2d(
+    x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, DIM: tl.constexpr, DESCENDING: tl.constexpr,
+    MERGE: tl.constexpr = False,
+):  # fmt: skip
     offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
-    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), dim=DIM, descending=DESCENDING))
+    x = tl.load(x_ptr + offs)
+    if MERGE:
+        tl.store(out_ptr + offs, tl.bitonic_merge(x, dim=DIM, descending=DESCENDING))
+    else:
+        tl.store(out_ptr + offs, tl.sort(x, dim=DIM, descending=DESCENDING))
 
 
 def test_sort_code_does_not_grow_with_the_row(monkeypatch):
@@ -284,12 +291,16 @@ def test_sort_code_does_not_grow_with_the_row(monkeypatch):
     assert generics[0] == generics[1]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint16])
+@pytest.mark.parametrize(
+    "dtype, merge", [(np.float32, False), (np.float16, False), (np.uint16, False), (np.float32, True)]
+)
 @pytest.mark.parametrize("descending", [False, True])
-def test_gpu_sorting_network_swaps_exactly_as_the_cpu_loop(monkeypatch, dtype, descending):
+def test_gpu_sorting_network_swaps_exactly_as_the_cpu_loop(monkeypatch, dtype, merge, descending):
     """GPUs sort by tile-expand-sort's unrolled network, the CPU by convert-tile-to-linalg's loop over
     the same steps: run the network on the CPU target (the pass put in front of its pipeline) and the
-    results match the loop's bit for bit: same order, and the same places for -0.0 / 0.0 and NaNs."""
+    results match the loop's bit for bit: same order, and the same places for -0.0 / 0.0 and NaNs
+    (for tl.bitonic_merge, the last stage alone, the same permutation of an input that is not
+    bitonic)."""
     from tilec.targets.cpu import compiler as cpu
 
     monkeypatch.setenv("TILEC_CACHE_DIR", "off")
@@ -304,15 +315,20 @@ def test_gpu_sorting_network_swaps_exactly_as_the_cpu_loop(monkeypatch, dtype, d
             )
         compiled = tilec.compile(
             sort_2d, signature=f"*{_SIG[np.dtype(dtype)]},*{_SIG[np.dtype(dtype)]}",
-            constexprs={"R": 8, "C": 32, "DIM": 1, "DESCENDING": int(descending)}, target="cpu",
+            constexprs={"R": 8, "C": 32, "DIM": 1, "DESCENDING": int(descending), "MERGE": merge}, target="cpu",
         )  # fmt: skip
         loops.append(compiled.asm["linalg"].count("scf.for"))
         out = np.zeros_like(x)
         compiled[(1,)](x, out)
         results.append(out)
-    assert loops[0] == loops[1] + 2  # the stages' and steps' loops, or the unrolled network
+    # the stages' and steps' loops (the one stage of a merge folded away), or the unrolled network
+    assert loops[0] == loops[1] + (1 if merge else 2)
     assert results[0].tobytes() == results[1].tobytes()
-    np.testing.assert_array_equal(results[0], _sorted_reference(x, 1, descending))
+    if merge:  # a random input is not bitonic: permuted, not sorted
+        np.testing.assert_array_equal(np.sort(results[0], axis=1), np.sort(x, axis=1))
+        assert not np.array_equal(results[0], _sorted_reference(x, 1, descending))
+    else:
+        np.testing.assert_array_equal(results[0], _sorted_reference(x, 1, descending))
 
 
 _SIG = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16", np.dtype(np.uint16): "u16"}

@@ -838,12 +838,14 @@ def _ops() -> list[OpSpec]:
             "`src` sorted along `axis` (a power of two) by a bitonic sorting network, ascending unless "
             "`descending` (unit); integers compare signed unless `unsigned` (unit); NaNs order after "
             "every number (last ascending, first descending); equal elements never swap, so the network "
-            "fixes where -0.0 and 0.0, or NaNs with different payloads, land on every target.",
+            "fixes where -0.0 and 0.0, or NaNs with different payloads, land on every target. With "
+            "`merge` (unit) only the network's last stage runs (tl.bitonic_merge): it sorts a bitonic "
+            "`src` and permutes any other.",
             '%s = "tile.sort"(%x) {axis = 1 : i32, descending} : (tensor<4x8xf32>) -> tensor<4x8xf32>',
             operands=(one("src"),),
             results=(one("result"),),
             attributes=("axis",),
-            optional_attributes=("descending", "unsigned"),
+            optional_attributes=("descending", "unsigned", "merge"),
             verify=_v_sort,
         ),
         OpSpec(
@@ -1204,12 +1206,13 @@ def histogram(src: ir.Value, num_bins: int, mask: ir.Value | None = None, *, loc
     return _create("histogram", [t], [src, *m], attrs, loc=loc, ip=ip).result
 
 
-def sort(src: ir.Value, axis: int, *, descending=False, unsigned=False, loc=None, ip=None) -> ir.Value:
+def sort(
+    src: ir.Value, axis: int, *, descending=False, unsigned=False, merge=False, loc=None, ip=None
+) -> ir.Value:
     attrs = {"axis": _i32(axis)}
-    if descending:
-        attrs["descending"] = ir.UnitAttr.get()
-    if unsigned:
-        attrs["unsigned"] = ir.UnitAttr.get()
+    for name, on in (("descending", descending), ("unsigned", unsigned), ("merge", merge)):
+        if on:
+            attrs[name] = ir.UnitAttr.get()
     return _create("sort", [src.type], [src], attrs, loc=loc, ip=ip).result
 
 

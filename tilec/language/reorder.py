@@ -169,7 +169,7 @@ def _greater(a: tensor, b: tensor) -> tensor:
 def bitonic_network(x: tensor, dim: int, first_stage: int, descending: bool) -> tensor:
     """Stages `first_stage`..log2(n) of the bitonic sorting network along `dim` (of size n, a power of
     two), built from elementwise ops, selections and reshapes: the GPUs' lowering of tile.sort
-    (tile-expand-sort) and tl.bitonic_merge's last stage. The dimension is viewed as log2(n) axes of
+    (tile-expand-sort; its last stage alone for tl.bitonic_merge). The dimension is viewed as log2(n) axes of
     size 2; each compare-and-swap step pairs the elements that differ in one index bit. Stage s orders
     blocks of 2^s, ascending where index bit s is 0 (the last stage: all of them, in the requested
     order), which needs blocks of 2^(s-1) sorted in alternating directions. Elements swap only when
@@ -219,6 +219,17 @@ def _sortable(x: tensor) -> tuple[tensor, core.dtype | None]:
     return x, None
 
 
+def _sort_op(x: tensor, dim: int, descending, merge: bool) -> tensor:
+    keys, original = _sortable(x)
+    unsigned = keys.dtype.is_int() and not keys.dtype.is_int_signed()
+    ordered = tensor(
+        tile.sort(keys.handle, dim, descending=bool(descending), unsigned=unsigned, merge=merge),
+        keys.dtype,
+        keys.shape,
+    )
+    return semantic.cast(ordered, original) if original is not None else ordered
+
+
 @builtin
 def sort(x, dim=None, descending=False) -> tensor:
     """`x` sorted along `dim` (the last dimension when None; its size a power of two), ascending
@@ -226,23 +237,17 @@ def sort(x, dim=None, descending=False) -> tensor:
     compare-and-swap steps). NaNs go after every number (last ascending, first descending; Triton
     leaves them where the comparisons happen to put them)."""
     x, dim, bits = _sorted_dimension(x, dim, "tl.sort")
-    if not bits:
-        return x
-    keys, original = _sortable(x)
-    unsigned = keys.dtype.is_int() and not keys.dtype.is_int_signed()
-    ordered = tensor(
-        tile.sort(keys.handle, dim, descending=bool(descending), unsigned=unsigned), keys.dtype, keys.shape
-    )
-    return semantic.cast(ordered, original) if original is not None else ordered
+    return _sort_op(x, dim, descending, merge=False) if bits else x
 
 
 @builtin
 def bitonic_merge(x, dim=None, descending=False) -> tensor:
     """The last stage of tl.sort's network along `dim` (the last dimension when None; a power of
     two): sorts `x` where it is bitonic along `dim` (rises then falls, or falls then rises, such as
-    an ascending half followed by a descending one); other inputs come out permuted, not sorted."""
+    an ascending half followed by a descending one); other inputs come out permuted, not sorted.
+    A tile.sort with `merge`."""
     x, dim, bits = _sorted_dimension(x, dim, "tl.bitonic_merge")
-    return bitonic_network(x, dim, bits, bool(descending))
+    return _sort_op(x, dim, descending, merge=True) if bits else x
 
 
 @builtin

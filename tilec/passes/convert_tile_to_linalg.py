@@ -509,7 +509,7 @@ def _histogram(op, sizes):
 
 def _sort(op, sizes):
     """tile.sort: the bitonic network's compare-and-swap steps in two scf.for loops (stage s = 1..log2 n,
-    then bit b = s-1..0), each step one generic: every element compares itself with its partner
+    or the last alone with `merge`, then bit b = s-1..0), each step one generic: every element compares itself with its partner
     i ^ 2^b and takes the partner's value where the pair is out of order for its block's direction.
     The same comparisons and swaps as the GPUs' unrolled network (tile-expand-sort), in code whose
     size does not grow with n."""
@@ -529,7 +529,8 @@ def _sort(op, sizes):
         )
         return arith.ori(arith.cmpf(arith.CmpFPredicate.OGT, a, b), nan_over_number)
 
-    stages = scf.ForOp(_index(1), _index(bits + 1), _index(1), [src])
+    first_stage = bits if "merge" in op.attributes else 1
+    stages = scf.ForOp(_index(first_stage), _index(bits + 1), _index(1), [src])
     with ir.InsertionPoint(stages.body):
         stage = stages.induction_variable
         steps = scf.ForOp(_index(0), stage, _index(1), list(stages.inner_iter_args))

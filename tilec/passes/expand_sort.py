@@ -38,8 +38,10 @@ class ExpandSortPass(TilePass):
             signed = "unsigned" not in op.attributes
             dtype = core.dtype_from_ir(tile.element_of(src.type), signed=signed)
             axis = ir.IntegerAttr(op.attributes["axis"]).value
+            shape = tuple(tile.shape_of(src.type))
+            first_stage = shape[axis].bit_length() - 1 if "merge" in op.attributes else 1
             with op.location, ir.InsertionPoint(op), builtins.in_a_pass():
-                x = core.tensor(src, dtype, tuple(tile.shape_of(src.type)))
-                result = reorder.bitonic_network(x, axis, 1, "descending" in op.attributes)
+                x = core.tensor(src, dtype, shape)
+                result = reorder.bitonic_network(x, axis, first_stage, "descending" in op.attributes)
             op.results[0].replace_all_uses_with(result.handle)
             op.erase()

@@ -868,6 +868,7 @@ def _sort(tr, op):
     unsigned = "unsigned" in op.attributes
     n = tile.shape_of(op.operands[0].type)[axis]
     bits = n.bit_length() - 1
+    first_stage = bits if "merge" in op.attributes else 1
     i = np.arange(n)
 
     def greater(a, b):  # NaN after every number
@@ -879,7 +880,7 @@ def _sort(tr, op):
     def step(env, state):
         x = np.moveaxis(_arr(env[src]), axis, -1)
         keys = _unsigned(x) if unsigned else x
-        for stage in range(1, bits + 1):
+        for stage in range(first_stage, bits + 1):
             falling = (((i >> stage) & 1) == 1) & (stage < bits)
             falling ^= descending
             for bit in range(stage - 1, -1, -1):
