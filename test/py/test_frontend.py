@@ -403,5 +403,9 @@ def test_patched_template_kernels(target):
         tilec.CompilationError, match=rf"test_frontend.py:{line}:.*invalid syntax in the replaced"
     ):
         _patched("x +* y")[(1,)](z, x, y, SIZE=8)
+    with pytest.raises(tilec.CompilationError, match="the replaced source of 'template' defines no function"):
+        broken = tilec.JITFunction(template.fn)
+        broken._unsafe_update_src("x = 1\n")
+        broken[(1,)](z, x, y, SIZE=8)
     with pytest.raises(tilec.CompilationError, match="name 'GENERATE_TEST_HERE' is not defined"):
         template[(1,)](z, x, y, SIZE=8)  # the template itself is unchanged

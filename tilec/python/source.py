@@ -48,5 +48,13 @@ class SourceInfo:
             raise CompilationError(self.filename, line, (e.offset or 1) + self.col_offset, f"invalid syntax in the "
                                    f"replaced source of '{fn.__name__}': {e.msg}") from None  # fmt: skip
         ast.increment_lineno(tree, first - 1)
-        self.fndef = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+        self.fndef = next(
+            (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None
+        )
+        if self.fndef is None:  # only replaced text gets here too
+            from .errors import CompilationError
+
+            raise CompilationError(
+                self.filename, first, 1, f"the replaced source of '{fn.__name__}' defines no function"
+            )
         self.source = source
