@@ -509,10 +509,10 @@ def _histogram(op, sizes):
 
 def _sort(op, sizes):
     """tile.sort: the bitonic network's compare-and-swap steps in two scf.for loops (stage s = 1..log2 n,
-    or the last alone with `merge`, then bit b = s-1..0), each step one generic: every element compares itself with its partner
-    i ^ 2^b and takes the partner's value where the pair is out of order for its block's direction.
-    The same comparisons and swaps as the GPUs' unrolled network (tile-expand-sort), in code whose
-    size does not grow with n."""
+    or the last alone with `merge`; then bit b = s-1..0), each step one generic: every element
+    compares itself with its partner i ^ 2^b and takes the partner's value where the pair is out of
+    order for its block's direction. The same comparisons and swaps as the GPUs' unrolled network
+    (tile-expand-sort), in code whose size does not grow with n."""
     src = op.operands[0]
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     descending = "descending" in op.attributes

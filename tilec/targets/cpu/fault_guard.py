@@ -18,6 +18,7 @@ goes on. A debug build (TILEC_DEBUG=1) checks every access instead and names the
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import platform
@@ -109,6 +110,7 @@ define i32 @tilec_guard_install() {
 SUFFIX = "__guarded"
 
 
+@functools.cache  # (platform.libc_ver reads the interpreter's binary: once per process)
 def supported() -> bool:
     return (
         platform.system() == "Linux"
