@@ -292,6 +292,8 @@ class _KernelLowering:
             self.lower_block(block)
             gpu.ReturnOp([])
         _lower_combiner_asserts(gfn)
+        if self.wgmma:
+            _assert_at_block_ends(gfn)
         wgmma.elide_war_barriers(self.war_barriers)
         if self.tensor_maps:
             self._declare_tensor_maps(gfn, entry)
@@ -1953,6 +1955,21 @@ def _assert(self: _KernelLowering, op):
     for r in regs[1:]:
         ok = arith.andi(ok, _truthy(r))
     cf.AssertOp(ok, message)
+
+
+def _assert_at_block_ends(gfn) -> None:
+    """Kernels with warpgroup MMAs check their device assertions where each block ends (after the
+    block's MMAs), not where the assertion stands. Flash attention in a debug build on Hopper (H100,
+    sm_90a) came out wrong in every row (max error 0.39) with the bounds assertion of the V load
+    between the two dots' MMAs, and right with it at the loop body's end; the GPU IR was otherwise
+    the same op for op. Any side-effecting op there broke it (a predicated `trap` with no call and
+    no branch too; a warp-uniform vote before the branch did not help), so the fault lies past our
+    IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions exist in
+    debug builds only, where tile-check-bounds also masks every access it asserts on, so nothing
+    faults before the check and a failing check still stops the kernel with its message."""
+    for check in ops_named(gfn.operation, "cf.assert"):  # walk order: their order is kept
+        block = check.block
+        check.move_before(block.operations[len(block.operations) - 1])
 
 
 def _assert_message(op) -> str:
