@@ -148,6 +148,33 @@ def matmul_persistent_kernel(
 
 
 @jit
+def matmul_block_ptr_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):  # fmt: skip
+    """C = A @ B through block pointers (Triton's tutorial 08): tilec on Hopper copies the tiles
+    with the tensor copy engine (the arrays are the kernel's own arguments), Triton by cp.async."""
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    a_blocks = tl.make_block_ptr(
+        a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0)
+    )
+    b_blocks = tl.make_block_ptr(
+        b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_N), (BLOCK_K, BLOCK_N), (1, 0)
+    )
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_blocks, boundary_check=(0, 1))
+        b = tl.load(b_blocks, boundary_check=(0, 1))
+        acc = tl.dot(a, b, acc)
+        a_blocks = tl.advance(a_blocks, (0, BLOCK_K))
+        b_blocks = tl.advance(b_blocks, (BLOCK_K, 0))
+    c_blocks = tl.make_block_ptr(
+        c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N), (1, 0)
+    )
+    tl.store(c_blocks, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@jit
 def matmul_descriptor_kernel(
     a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,

@@ -120,6 +120,16 @@ def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3)
     )  # fmt: skip
 
 
+def _matmul_block_ptrs(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
+    module.matmul_block_ptr_kernel[grid](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+
+
 def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stages=3):
     M, K = a.shape
     N = bt.shape[0]
@@ -292,6 +302,8 @@ def run(quick: bool = False, on_row=None, attention_only: bool = False, winners:
         _matmul_descriptors_persistent(module, a, b, c, sms, *cfg)
 
     _squares(tk, tr, record, "fp16 persistent", torch.float16, sizes, persistent, configs)
+    for dtype, dname in ((torch.float16, "fp16 block pointers"), (torch.bfloat16, "bf16 block pointers")):
+        _squares(tk, tr, record, dname, dtype, sizes, _matmul_block_ptrs, descriptor_configs)
     for dtype, dname in ((torch.float16, "fp16 descriptors"), (torch.bfloat16, "bf16 descriptors")):
         _squares(tk, tr, record, dname, dtype, sizes, _matmul_descriptors, descriptor_configs)
     _squares(

@@ -234,30 +234,61 @@ def test_only_advanced_parts_are_loop_carried():
     assert re.search(r"-> \(tensor<128x128xf32>, i32, i32\)", loop), loop
 
 
-def test_block_pointer_matmul_streams_into_tensor_cores():
-    """sm_90a: the tiles of a block-pointer matmul go by 16-byte cp.async copies into warpgroup-MMA
-    rings, as the pointer-arithmetic version's."""
-    compiled = tilec.compile(
-        matmul_block_ptrs,
-        signature="*fp16,*fp16,*fp16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16",
+def _block_pointer_matmul_sm90(signature="*fp16,*fp16,*fp16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16"):
+    return tilec.compile(
+        matmul_block_ptrs, signature=signature,
         constexprs={"BM": 128, "BN": 128, "BK": 64, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1},
         target="sm_90a", num_warps=4, num_stages=4,
     )  # fmt: skip
+
+
+def test_block_pointer_matmul_copies_by_tma():
+    """sm_90a: the arrays of a block-pointer matmul are the kernel's own arguments (base 16-byte
+    aligned, rows contiguous, row strides divisible by 16), so the launcher can make tensor maps of
+    them: the tiles go by tensor copies, as a descriptor argument's, and the maps say which
+    arguments they are made of."""
+    compiled = _block_pointer_matmul_sm90()
     ptx = compiled.asm["ptx"]
-    assert "wgmma.mma_async" in ptx
-    assert set(re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], (\d+),", ptx)) == {"16"}
-    assert "ld.global" not in ptx
+    assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx and "ld.global" not in ptx
+    assert ptx.count("cp.async.bulk.tensor.2d") == 4 * (1 + 2)  # prologue (3) and loop; A 1 band, B 2
+    maps = compiled.metadata["tensor_maps"]
+    names = compiled.arg_names
+    assert [
+        (names[m["base"]], names[m["rows"][1]], names[m["cols"][1]], names[m["row_stride"][1]]) for m in maps
+    ] == [
+        ("a_ptr", "M", "K", "stride_am"),
+        ("b_ptr", "K", "N", "stride_bk"),
+    ]
     if shutil.which("ptxas"):
         assert "cubin" in compiled.asm
+
+
+def test_block_pointer_matmul_streams_by_cp_async_without_tma(monkeypatch):
+    """TILEC_NO_TMA=1, or row strides not known divisible by 16 (no tensor map is then sure to be
+    encodable): the tiles go by 16-byte cp.async copies into the same rings when the strides allow
+    them, else through registers."""
+    monkeypatch.setenv("TILEC_NO_TMA", "1")
+    ptx = _block_pointer_matmul_sm90().asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "cp.async.bulk" not in ptx and "ld.global" not in ptx
+    assert set(re.findall(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], (\d+),", ptx)) == {"16"}
+    monkeypatch.delenv("TILEC_NO_TMA")
+    compiled = _block_pointer_matmul_sm90("*fp16,*fp16,*fp16,i32:16,i32:16,i32:16,i32,i32:16,i32:16")
+    assert "cp.async.bulk" not in compiled.asm["ptx"] and "tensor_maps" not in compiled.metadata
 
 
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
-@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 136)])
-def test_block_pointer_matmul_on_gpu(dtype, M, N, K):
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 136), (1000, 784, 528)])
+@pytest.mark.parametrize("tma", [True, False], ids=["tma", "cp_async"])
+def test_block_pointer_matmul_on_gpu(dtype, M, N, K, tma, monkeypatch):
+    """Both ways of copying the tiles on sm_90a (tensor copies from maps the launcher makes of the
+    arguments, cp.async), with ragged M, N and K (row strides of 136 and 200 are not divisible by
+    16: those tiles never go by tensor copies)."""
     import torch
 
+    if not tma:
+        monkeypatch.setenv("TILEC_NO_TMA", "1")
     torch.manual_seed(0)
     t = getattr(torch, dtype)
     a = torch.randn(M, K, device="cuda", dtype=t)
@@ -265,8 +296,11 @@ def test_block_pointer_matmul_on_gpu(dtype, M, N, K):
     c = torch.full((M, N), float("nan"), device="cuda", dtype=t)
     bk = 32 if dtype == "float32" else 64
     grid = (tilec.cdiv(M, 128), tilec.cdiv(N, 128))
-    matmul_block_ptrs[grid](a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(),
-                            BM=128, BN=128, BK=bk, num_warps=4, num_stages=3)  # fmt: skip
+    args = (a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride())
+    matmul_block_ptrs[grid](*args, BM=128, BN=128, BK=bk, num_warps=4, num_stages=3)
+    kernel = matmul_block_ptrs.warmup(*args, BM=128, BN=128, BK=bk, num_warps=4, num_stages=3)
+    # fp32's row-major B goes through registers (the tf32 instruction reads B K-major only)
+    assert ("tensor_maps" in kernel.metadata) == (tma and dtype != "float32" and K % 16 == N % 16 == 0)
     expected = (a.double() @ b.double()).to(t)
     torch.testing.assert_close(
         c.float(), expected.float(), rtol=2e-2, atol=0.15 if dtype == "float32" else 0.1

@@ -319,6 +319,83 @@ def test_tma_takes_rows_cp_async_cannot_prove_wide():
     assert "cp.async.bulk.tensor" in kernel.asm["ptx"] and len(kernel.metadata["tensor_maps"]) == 2
 
 
+@tilec.jit
+def matmul_made_descriptors(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PADDING: tl.constexpr = "zero",
+):  # fmt: skip
+    """Triton's in-kernel descriptors (tutorial 09's device-side TMA matmul)."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK], padding_option=PADDING)
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
+    m0, n0 = tl.program_id(0) * BM, tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([m0, k * BK]), b_desc.load([k * BK, n0]), acc)
+    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
+    c.store([m0, n0], acc.to(c.dtype))
+
+
+def _made_descriptors_sm90(signature="*fp16,*fp16,*fp16,i32,i32,i32,i32:16,i32:16,i32:16", padding="zero"):
+    return tilec.compile(
+        matmul_made_descriptors, signature=signature,
+        constexprs={"BM": 128, "BN": 128, "BK": 64, "PADDING": padding}, target="sm_90a", num_stages=4,
+    )  # fmt: skip
+
+
+def test_descriptors_made_of_arguments_copy_by_tma(tmp_path):
+    """A descriptor made in the kernel of the kernel's own arguments (a pointer known 16-byte
+    aligned, rows contiguous, a row stride divisible by 16, shapes that are arguments) gets tensor
+    maps as a descriptor argument does: the launcher encodes them from those arguments."""
+    kernel = _made_descriptors_sm90()
+    ptx = kernel.asm["ptx"]
+    assert "cp.async.cg" not in ptx and ptx.count("cp.async.bulk.tensor.2d") == 4 * (1 + 2)
+    names = kernel.arg_names
+    parts = [
+        [names[m["base"]], *(names[m[f][1]] for f in ("rows", "cols", "row_stride"))]
+        for m in kernel.metadata["tensor_maps"]
+    ]
+    assert parts == [["a_ptr", "M", "K", "stride_am"], ["b_ptr", "K", "N", "stride_bk"]]
+    _ptxas(ptx, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "signature,padding",
+    [
+        (
+            "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32:16,i32:16",
+            "zero",
+        ),  # A's row stride: no multiple of 16 known
+        ("*fp16,*fp16,*fp16,i32,i32,i32,i32:16,i32:16,i32:16", "nan"),  # tensor copies fill zeros only
+    ],
+    ids=["stride", "nan-padding"],
+)
+def test_made_descriptors_without_a_sure_tensor_map_keep_address_arithmetic(signature, padding):
+    """A's tiles stay with cp.async or registers where a tensor map could fail to encode or would
+    read other values; B's still go by tensor copies."""
+    kernel = _made_descriptors_sm90(signature, padding)
+    maps = kernel.metadata.get("tensor_maps", [])
+    assert [kernel.arg_names[m["base"]] for m in maps] in ([], ["b_ptr"])
+
+
+def test_nan_padded_descriptor_arguments_keep_address_arithmetic():
+    """Padding "nan" on a descriptor argument: its tiles do not go by tensor copies, which fill
+    zeros past the edges (nor by cp.async, which fills zeros too: they go through registers)."""
+    a, b = np.zeros((512, 512), np.float16), np.zeros((512, 512), np.float16)
+    c = np.zeros((512, 512), np.float16)
+    kernel = matmul_descriptors.warmup(
+        D(a, [128, 64], padding="nan"),
+        D(b, [64, 128]),
+        c,
+        512,
+        BM=128,
+        BN=128,
+        BK=64,
+        target="sm_90a",
+        num_stages=3,
+    )
+    assert "a_desc" not in [m["descriptor"] for m in kernel.metadata.get("tensor_maps", [])]
+
+
 def test_without_tma_descriptor_tiles_stream_by_cp_async(monkeypatch, tmp_path):
     """TILEC_NO_TMA=1: the same tiles go by cp.async (the strides' 16-byte alignment is known, so
     16-byte copies), and the kernel takes no tensor maps."""
@@ -590,6 +667,34 @@ def test_descriptor_matmul_on_gpu(dtype, config, M, N, K, tma, monkeypatch):
     atol = 0.15 if dtype == "float32" else 1e-1
     torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=atol)
     assert torch.isnan(c.as_strided((M, 8), (N + 8, 1), N)).all()  # padding past N untouched
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("tma", [True, False], ids=["tma", "cp_async"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (1000, 784, 528), (300, 200, 136)])
+def test_made_descriptor_matmul_on_gpu(dtype, M, N, K, tma, monkeypatch):
+    """Descriptors made in the kernel of its arguments, on the H200: by tensor copies where the row
+    strides are divisible by 16 (ragged M, N and K), by cp.async or registers otherwise or with
+    TILEC_NO_TMA=1."""
+    import torch
+
+    if not tma:
+        monkeypatch.setenv("TILEC_NO_TMA", "1")
+    torch.manual_seed(0)
+    t = getattr(torch, dtype)
+    a, b = torch.randn(M, K, device="cuda", dtype=t), torch.randn(K, N, device="cuda", dtype=t)
+    c = torch.full((M, N + 8), float("nan"), device="cuda", dtype=t)[:, :N]
+    args = (a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
+    options = {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 3}
+    matmul_made_descriptors[(tilec.cdiv(M, 128), tilec.cdiv(N, 128))](*args, **options)
+    torch.cuda.synchronize()
+    kernel = matmul_made_descriptors.warmup(*args, **options)
+    assert ("tensor_maps" in kernel.metadata) == (tma and K % 16 == N % 16 == 0)
+    expected = (a.double() @ b.double()).to(t)
+    torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=1e-1)
+    assert torch.isnan(c.as_strided((M, 8), (N + 8, 1), N)).all()
 
 
 @tilec.jit

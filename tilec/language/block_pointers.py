@@ -14,10 +14,10 @@ permutation of the dimensions) but is only a layout hint; tilec chooses layouts 
 
 from __future__ import annotations
 
-from . import builtins, core
+from . import builtins, core, semantic
 from .builtins import builtin
 from .core import tensor
-from .descriptors import _scalar_int, tensor_descriptor
+from .descriptors import _copyable_load, _scalar_int, kernel_array, tensor_descriptor
 from .semantic import SemanticError
 
 
@@ -73,9 +73,16 @@ class block_pointer:
         if padding == "nan" and not self.element_ty.is_floating():
             raise SemanticError(f"tl.load: padding_option 'nan' for a block of {self.element_ty} values")
         ptr, mask = self._view()._block(self.offsets, "load", checked)
-        if mask is None:
-            return builtins.load(ptr)
-        return builtins.load(ptr, mask, float("nan") if padding == "nan" else 0)
+        array = kernel_array(self.base, self.shape, self.strides)
+        if array is None or padding != "zero" or self.rank != 2:
+            if mask is None:
+                return builtins.load(ptr)
+            return builtins.load(ptr, mask, float("nan") if padding == "nan" else 0)
+        # a block of an array made of the kernel's arguments may go by tensor copies (descriptors.py)
+        other = (
+            None if mask is None else semantic.broadcast_to(semantic.to_tensor(0, self.element_ty), ptr.shape)
+        )
+        return _copyable_load(array, padding, self.offsets, ptr, mask, other)
 
     def store(self, value, boundary_check) -> None:
         if isinstance(value, tensor) and value.shape and tuple(value.shape) != self.block_shape:

@@ -14,6 +14,7 @@ from tensor maps the launcher encodes from the descriptor.
 
 from __future__ import annotations
 
+import json
 import numbers
 
 from tilec._lazy import lazy_module
@@ -37,7 +38,8 @@ class tensor_descriptor:
     ):  # fmt: skip
         self.base, self.shape, self.strides = base, list(shape), list(strides)
         self.block_shape, self.padding = core.shape_tuple(block_shape), padding  # == a list too, as Triton
-        self.argument = argument  # the kernel argument it came as (None: made in the kernel)
+        # the kernel argument it came as, or kernel_array's spec of one made of the kernel's arguments
+        self.argument = argument
         # element offsets computed in 64 bits: an argument's launch says whether it needs them; one
         # made in the kernel may be of any size
         self.wide_offsets = wide_offsets
@@ -76,15 +78,7 @@ class tensor_descriptor:
             ),
             ptr.shape,
         )
-        # An argument's blocks also carry their coordinates: a target with tensor copy hardware
-        # (sm_90a) may copy them through a tensor map the launcher encodes from the descriptor.
-        coords = []
-        if self.argument is not None:
-            coords = [semantic.cast(semantic.to_tensor(o), core.int32).handle for o in offsets]
-        handle = tile.load(
-            ptr.handle, mask.handle, other.handle, coords=coords, descriptor=self.argument if coords else None
-        )
-        return tensor(handle, self.dtype, ptr.shape)
+        return _copyable_load(self.argument, self.padding, offsets, ptr, mask, other)
 
     @builtin
     def store(self, offsets, value) -> None:
@@ -209,6 +203,77 @@ class tensor_descriptor:
         return ptr, mask
 
 
+def _copyable_load(descriptor: str | None, padding: str, offsets, ptr: tensor, mask, other) -> tensor:
+    """The load of a descriptor's block. The block of a descriptor the launcher can make a tensor map
+    of (`descriptor`: an argument's name, or kernel_array's spec) also carries its coordinates: a
+    target with tensor copy hardware (sm_90a) may copy it through that map instead. Not with NaN
+    padding: the copies fill zeros past the edges."""
+    coords = []
+    if descriptor is not None and padding == "zero":
+        coords = [semantic.cast(semantic.to_tensor(o), core.int32).handle for o in offsets]
+    handle = tile.load(
+        ptr.handle,
+        mask.handle if mask is not None else None,
+        other.handle if mask is not None else None,
+        coords=coords,
+        descriptor=descriptor if coords else None,
+    )
+    return tensor(handle, ptr.dtype.element_ty, ptr.shape)
+
+
+def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
+    """The tensor-map spec of a 2-D array made in the kernel from the kernel's own arguments, when
+    the launcher can encode one for every launch of this specialization (None otherwise): `base` a
+    pointer argument known 16-byte aligned, rows contiguous (strides[1] == 1), the row stride a
+    multiple of 16 bytes (an argument divisible by 16, or such a constant), each shape an argument
+    or a constant. JSON of the parts: argument names, or constants."""
+    if len(shape) != 2 or not _is_one(strides[1]) or not _has_tensor_copies():
+        return None
+    base_name = _kernel_argument(base, aligned=True)
+    size = base.dtype.element_ty.primitive_bitwidth // 8
+    if base_name is None or size not in (1, 2, 4):
+        return None
+    row_stride = strides[0]
+    if isinstance(row_stride, int):
+        if row_stride <= 0 or row_stride * size % 16:
+            return None
+    else:
+        row_stride = _kernel_argument(row_stride, aligned=True)
+    parts = [_kernel_argument(s) if isinstance(s, tensor) else s for s in shape]
+    if row_stride is None or None in parts:
+        return None
+    spec = {"base": base_name, "shape[0]": parts[0], "shape[1]": parts[1], "strides[0]": row_stride}
+    return json.dumps(spec)
+
+
+def _has_tensor_copies() -> bool:
+    # elsewhere the spec would only keep the load from the CPU's mask versioning (which leaves
+    # descriptor blocks alone)
+    from tilec.runtime import target_of
+
+    name = builtins.compile_target
+    target = None if name is None else target_of(name)
+    return target is not None and target.backend == "cuda" and target.arch >= 90
+
+
+def _kernel_argument(value: tensor, aligned: bool = False) -> str | None:
+    """The name of the kernel argument `value` is (divisible by 16, for `aligned`), else None."""
+    from mlir import ir
+
+    handle = value.handle
+    if not isinstance(handle, ir.BlockArgument):
+        return None
+    fn = handle.owner.owner
+    if fn.operation.name != "func.func" or "tile.kernel" not in fn.attributes:
+        return None  # a loop's or a region's block
+    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[handle.arg_number])
+    if aligned and (
+        "tile.divisibility" not in attrs or ir.IntegerAttr(attrs["tile.divisibility"]).value % 16
+    ):
+        return None
+    return ir.StringAttr(attrs["tile.name"]).value
+
+
 def _scalar_int(value, what: str):
     if isinstance(value, tensor):
         if value.shape or not value.dtype.is_int():
@@ -259,7 +324,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         )
     if padding_option == "nan" and not base.dtype.element_ty.is_floating():
         raise SemanticError(f"tl.make_tensor_descriptor: padding 'nan' for {base.dtype.element_ty} values")
-    return tensor_descriptor(base, shape, strides, block, padding_option)
+    argument = kernel_array(base, shape, strides)
+    return tensor_descriptor(base, shape, strides, block, padding_option, argument=argument)
 
 
 @builtin

@@ -16,6 +16,7 @@ warps through shared memory; `exp` goes through `exp2` (ex2.approx on NVIDIA, v_
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -304,30 +305,41 @@ class _KernelLowering:
         if self.smem_bytes:
             self._declare_smem(gfn)
 
-    def _descriptor_arguments(self, descriptor: str) -> dict:
-        """Field ("base", "shape[0]", ...) -> index of the kernel argument holding that part of a
-        descriptor argument (parts specialized to 1 are not arguments)."""
-        found = {}
+    def _descriptor_parts(self, descriptor: str) -> dict:
+        """Field ("base", "shape[0]", "shape[1]", "strides[0]") -> ["arg", index of the kernel argument
+        holding it] or ["const", value]. `descriptor` names a descriptor argument (whose parts are
+        arguments "<name>.base", ...; a part specialized to 1 is not one), or is the JSON of an array
+        made in the kernel from its arguments (tl.make_tensor_descriptor, block pointers: language
+        descriptors.kernel_array), whose parts name arguments or are constants."""
+        index = {}
         if "arg_attrs" in self.fn.attributes:
             for i, d in enumerate(ir.ArrayAttr(self.fn.attributes["arg_attrs"])):
                 d = ir.DictAttr(d)
-                name = ir.StringAttr(d["tile.name"]).value if "tile.name" in d else ""
-                if name.startswith(descriptor + "."):
-                    found[name[len(descriptor) + 1 :]] = i
-        return found
+                if "tile.name" in d:
+                    index[ir.StringAttr(d["tile.name"]).value] = i
+        fields = ("base", "shape[0]", "shape[1]", "strides[0]")
+        if descriptor.startswith("{"):
+            spec = json.loads(descriptor)
+            return {
+                f: ["arg", index[spec[f]]] if isinstance(spec[f], str) else ["const", spec[f]] for f in fields
+            }
+        return {
+            f: ["arg", index[f"{descriptor}.{f}"]] if f"{descriptor}.{f}" in index else ["const", 1]
+            for f in fields
+        }
 
     def tensor_map(self, descriptor: str, element: ir.Type, band: int, swizzle: int, box_rows: int) -> int:
-        """The index of the kernel parameter holding a tensor map of `descriptor` (a kernel argument):
+        """The index of the kernel parameter holding a tensor map of `descriptor` (_descriptor_parts):
         boxes of `band` elements along a row (`swizzle`-byte rows) by `box_rows` rows; a new
         parameter, after the kernel's arguments, the first time it is asked for."""
-        parts = self._descriptor_arguments(descriptor)
+        parts = self._descriptor_parts(descriptor)
 
-        def part(field):  # an argument's index, or the value it was specialized to (1)
-            return ["arg", parts[field]] if field in parts else ["const", 1]
+        def part(field):
+            return parts[field]
 
         spec = {
             "descriptor": descriptor,
-            "base": parts["base"],
+            "base": parts["base"][1],
             "rows": part("shape[0]"),
             "cols": part("shape[1]"),
             "row_stride": part("strides[0]"),
@@ -1962,9 +1974,10 @@ def _assert_at_block_ends(gfn) -> None:
     block's MMAs), not where the assertion stands. Flash attention in a debug build on Hopper (H100,
     sm_90a) came out wrong in every row (max error 0.39) with the bounds assertion of the V load
     between the two dots' MMAs, and right with it at the loop body's end; the GPU IR was otherwise
-    the same op for op. Any side-effecting op there broke it (a predicated `trap` with no call and
-    no branch too; a warp-uniform vote before the branch did not help), so the fault lies past our
-    IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions exist in
+    the same op for op. In that debug build any check there broke it (a predicated `trap` with no
+    call and no branch too; a warp-uniform vote before the branch did not help), while a release
+    build with a side-effecting inline statement in the same place was right: the fault lies past
+    our IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions exist in
     debug builds only, where tile-check-bounds also masks every access it asserts on, so nothing
     faults before the check and a failing check still stops the kernel with its message."""
     for check in ops_named(gfn.operation, "cf.assert"):  # walk order: their order is kept
