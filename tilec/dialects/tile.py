@@ -862,9 +862,11 @@ def _ops() -> list[OpSpec]:
             "Reads memory at every pointer. Where `mask` is false nothing is read and the element is "
             "`other` (undefined without `other`). Optional hints: `cache` (ca, cg, cs, cv), "
             "`eviction` (evict_first, evict_last), `volatile` (unit). A block read through a tensor "
-            "descriptor argument also names it (`descriptor`, the argument's name) and gives the "
-            "block's coordinates in it (`coords`, one i32 per dimension): a target with tensor copy "
-            "hardware may copy the block with them instead (pointers and mask say the same).",
+            "descriptor argument also names it (`descriptor`, the argument's name; for a 2-D array "
+            "made of the kernel's arguments, the JSON of its parts: base, shape[0], shape[1] and "
+            "strides[0] as argument names or constants) and gives the block's coordinates in it "
+            "(`coords`, one i32 per dimension): a target with tensor copy hardware may copy the "
+            "block with them instead (pointers and mask say the same).",
             '%x = "tile.load"(%p, %m, %zero) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : '
             "(tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>",
             operands=(

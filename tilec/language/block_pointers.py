@@ -5,7 +5,9 @@ A block pointer names the `block_shape` block at `offsets` of a strided array (`
 `strides`, all in elements). It is a value of its own: it can be reassigned, advanced and carried
 through loops (`p = tl.advance(p, (0, BLOCK_K))`), and passed to @jit helpers. Loads and stores
 through it become the address arithmetic and masks of a plain masked `tl.load` / `tl.store` (the
-same lowering as tensor descriptors), so they run on every target and take every load optimization.
+same lowering as tensor descriptors), so they run on every target and take every load optimization;
+on sm_90a the tiles of an array made of the kernel's own arguments go to the tensor cores by tensor
+copies (descriptors.kernel_array).
 Only the dimensions listed in `boundary_check` are masked: as in Triton, elements outside `shape` in
 an unchecked dimension are undefined behaviour. Checked elements outside read as zero (padding
 "zero", the default) or NaN (padding "nan") and are not written. `order` is accepted and checked (a

@@ -9,7 +9,9 @@ store. Both become the address arithmetic and bound masks of a plain masked tl.l
 run on every target and take every load optimization (vector widths from the strides' alignment,
 cp.async streaming into the tensor cores' shared memory). On sm_90a the tiles a descriptor *argument*
 feeds to a `tl.dot` accumulating across a loop are copied by the tensor copy engine (TMA) instead,
-from tensor maps the launcher encodes from the descriptor.
+from tensor maps the launcher encodes from the descriptor; so are those of a 2-D descriptor (or block
+pointer) the kernel makes of its own arguments, when every launch of the specialization can have
+such a map (kernel_array).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Ring operands copied by the Tensor Memory Accelerator (sm_90a), for convert-tile-to-gpu.
 
 A tile read through a tensor descriptor argument (`desc.load([i, j])`: a tile.load that names its
-`descriptor` and gives its `coords`) can reach a cp.async ring (cp_async.py) by a bulk tensor copy
+`descriptor` and gives its `coords`), or through a 2-D array the kernel makes of its own arguments
+(`descriptor` is then the JSON of those parts: language descriptors.kernel_array), can reach a
+cp.async ring (cp_async.py) by a bulk tensor copy
 instead: one thread asks the copy engine for whole boxes of the tensor, which land in shared memory
 in the hardware's swizzled layout, with out-of-bounds elements zero-filled by the hardware. The
 warps then issue no address arithmetic, no masks and no copies of their own. The rings of dots that
