@@ -184,23 +184,36 @@ class tensor_descriptor:
                 f"descriptor {what}: {len(offsets)} offsets for a descriptor of rank {self.rank} "
                 f"(block shape {list(self.block_shape)})"
             )
+        # The block's first element as one scalar pointer, then the same offsets of its elements
+        # every time: in a loop the scalar part is all that changes (a few scalar multiplies per
+        # iteration; the per-element offsets and index ranges are loop-invariant), where
+        # (offset + i) * stride per element cost 64-bit multiplies in every iteration (sm_90a
+        # block-pointer matmul by cp.async: 0.76 of cuBLAS against 0.95 for pointer arithmetic).
+        offsets = [_scalar_int(o, f"descriptor {what}: offset {d}") for d, o in enumerate(offsets)]
         ptr, mask = self.base, None
+        for offset, stride in zip(offsets, self.strides):
+            if _is_zero(offset):
+                continue
+            if self.wide_offsets and not isinstance(offset, int):
+                offset = semantic.cast(offset, core.int64)
+            ptr = ptr + (offset if _is_one(stride) else offset * stride)
         for d, (offset, size) in enumerate(zip(offsets, self.block_shape)):
-            offset = _scalar_int(offset, f"descriptor {what}: offset {d}")
-            index = builtins.arange(0, size) if _is_zero(offset) else offset + builtins.arange(0, size)
+            index = builtins.arange(0, size)
             for _ in range(d):
                 index = semantic.expand_dims(index, 0)
             for _ in range(self.rank - 1 - d):
                 index = semantic.expand_dims(index, len(index.shape))
             stride = self.strides[d]
-            if self.wide_offsets and not _is_one(stride):
-                index = semantic.cast(index, core.int64)
-            ptr = ptr + (index if _is_one(stride) else index * stride)
+            step = semantic.cast(index, core.int64) if self.wide_offsets and not _is_one(stride) else index
+            ptr = ptr + (step if _is_one(stride) else step * stride)
             if checked is not None and d not in checked:
                 continue
-            inside = index < self.shape[d]
+            # the mask tests offset + i itself: alignment analysis sees from it that whole runs of
+            # elements are in or out (an i < shape - offset bound hides that and loses the vectors)
+            position = step if _is_zero(offset) else offset + step
+            inside = position < self.shape[d]
             if not _never_negative(offset):
-                inside = inside & (index >= 0)
+                inside = inside & (position >= 0)
             mask = inside if mask is None else mask & inside
         return ptr, mask
 
