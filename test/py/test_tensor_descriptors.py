@@ -594,6 +594,87 @@ def test_attention_k_and_v_stream_by_tma_with_one_wait(bn, tmp_path):
     _ptxas(ptx, tmp_path)
 
 
+@tilec.jit
+def attention_made_descriptors(q_ptr, k_ptr, v_ptr, out_ptr, heads, seq_len, scale, D: tl.constexpr,
+                               BM: tl.constexpr, BN: tl.constexpr):  # fmt: skip
+    """attention_descriptors with the descriptors made in the kernel, as Triton's attention
+    tutorial does: one [heads * seq_len, D] array each (rows computed in the kernel)."""
+    rows = heads * seq_len
+    q_desc = tl.make_tensor_descriptor(q_ptr, [rows, D], [D, 1], [BM, D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, [rows, D], [D, 1], [BN, D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, [rows, D], [D, 1], [BN, D])
+    attention_body(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D, BM, BN)
+
+
+@tilec.jit
+def attention_body(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
+                   BN: tl.constexpr):  # fmt: skip
+    start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
+    q = q_desc.load([row0 + start_m, 0])
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start in range(0, seq_len, BN):
+        k = k_desc.load([row0 + start, 0])
+        s = tl.where(
+            (start + tl.arange(0, BN))[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf")
+        )
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start, 0]))
+        m_i = m_new
+    offs_m = start_m + tl.arange(0, BM)
+    out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
+    tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
+def test_attention_with_made_descriptors_streams_by_tma():
+    """Descriptors made in the kernel whose row count is computed there (heads * seq_len): the
+    launcher computes it the same way (32-bit, wrapping), so K and V still go by tensor copies."""
+    kernel = attention_made_descriptors.warmup(
+        *(np.zeros((512, 64), np.float16) for _ in range(4)), 2, 256, 0.125, D=64, BM=128, BN=64,
+        target="sm_90a", num_warps=4, num_stages=3,
+    )  # fmt: skip
+    maps = kernel.metadata["tensor_maps"]
+    names = kernel.arg_names
+    assert [names[m["base"]] for m in maps] == ["k_ptr", "v_ptr"]
+    rows = maps[0]["rows"]
+    assert (
+        rows["op"] == "mul"
+        and rows["bits"] == 32
+        and [names[a[1]] for a in rows["args"]] == ["heads", "seq_len"]
+    )
+    assert "cp.async.cg" not in kernel.asm["ptx"] and kernel.asm["ptx"].count("cp.async.bulk.tensor") == 6
+
+
+def test_attention_with_made_descriptors_on_host_targets(target):
+    """The same kernel on the CPU target and the interpreter: rows past a head's end belong to the
+    next head (their scores masked off), the last head's read as zero."""
+    heads, seq, d = 2, 40, 16
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((heads * seq, d)).astype(np.float16) for _ in range(3))
+    out = np.full((heads * seq, d), np.nan, np.float16)
+    attention_made_descriptors[(tilec.cdiv(seq, 16), heads)](
+        q, k, v, out, heads, seq, d**-0.5, D=d, BM=16, BN=16
+    )
+    q64, k64, v64 = (x.astype(np.float64).reshape(heads, seq, d) for x in (q, k, v))
+    s = q64 @ k64.transpose(0, 2, 1) * d**-0.5
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    expected = ((p / p.sum(axis=-1, keepdims=True)) @ v64).reshape(heads * seq, d)
+    np.testing.assert_allclose(out.astype(np.float64), expected, atol=2e-2)
+
+
+def test_tensor_map_parts_wrap_as_the_kernel_computes():
+    from tilec.targets.nvidia.tensor_maps import _value
+
+    product = {"op": "mul", "bits": 32, "args": [["arg", 0], ["const", 3]]}
+    assert _value(product, [5]) == 15
+    assert _value(product, [2**30]) == -(2**30)  # 3 * 2**30 wraps in 32 bits, as in the kernel
+    assert _value({"op": "add", "bits": 64, "args": [product, ["arg", 1]]}, [5, 2**40]) == 2**40 + 15
+
+
 def test_attention_mixing_pointers_and_descriptors_streams_by_cp_async():
     """K through a descriptor, V through pointers: V's ring is cp.async, so K's goes by cp.async too
     (a tensor-copy wait of its own in the body is what went wrong on the H200) and their waits
@@ -627,6 +708,29 @@ def test_attention_descriptors_on_gpu(config, seq):
         num_stages=stages,
     )  # fmt: skip
     torch.cuda.synchronize()
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(x.view(heads, seq, d)[None] for x in (q, k, v))
+    )[0].reshape(heads * seq, d)
+    torch.testing.assert_close(out, expected, atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("config", [(128, 64, 4, 3), (64, 64, 4, 2)], ids=str)
+@pytest.mark.parametrize("seq", [1024, 1000])
+def test_attention_made_descriptors_on_gpu(config, seq):
+    import torch
+
+    bm, bn, warps, stages = config
+    heads, d = 3, 64
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(heads * seq, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    out = torch.full((heads * seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    args = (q, k, v, out, heads, seq, d**-0.5)
+    options = {"D": d, "BM": bm, "BN": bn, "num_warps": warps, "num_stages": stages}
+    attention_made_descriptors[(tilec.cdiv(seq, bm), heads)](*args, **options)
+    torch.cuda.synchronize()
+    assert len(attention_made_descriptors.warmup(*args, **options).metadata["tensor_maps"]) == 2
     expected = torch.nn.functional.scaled_dot_product_attention(
         *(x.view(heads, seq, d)[None] for x in (q, k, v))
     )[0].reshape(heads * seq, d)

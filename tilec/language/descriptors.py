@@ -240,8 +240,10 @@ def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
     """The tensor-map spec of a 2-D array made in the kernel from the kernel's own arguments, when
     the launcher can encode one for every launch of this specialization (None otherwise): `base` a
     pointer argument known 16-byte aligned, rows contiguous (strides[1] == 1), the row stride a
-    multiple of 16 bytes (an argument divisible by 16, or such a constant), each shape an argument
-    or a constant. JSON of the parts: argument names, or constants."""
+    multiple of 16 bytes (an argument divisible by 16, or such a constant), each shape computed
+    from arguments and constants by + and * (Triton's attention tutorial: Z * H * N_CTX rows). JSON
+    of the parts: argument names, constants, or {"op": "add" | "mul", "bits": the integer width the
+    kernel computes in (the launcher wraps as it does), "args": [two parts]}."""
     if len(shape) != 2 or not _is_one(strides[1]) or not _has_tensor_copies():
         return None
     base_name = _kernel_argument(base, aligned=True)
@@ -254,7 +256,7 @@ def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
             return None
     else:
         row_stride = _kernel_argument(row_stride, aligned=True)
-    parts = [_kernel_argument(s) if isinstance(s, tensor) else s for s in shape]
+    parts = [_argument_expression(s.handle) if isinstance(s, tensor) else s for s in shape]
     if row_stride is None or None in parts:
         return None
     spec = {"base": base_name, "shape[0]": parts[0], "shape[1]": parts[1], "strides[0]": row_stride}
@@ -269,6 +271,33 @@ def _has_tensor_copies() -> bool:
     name = builtins.compile_target
     target = None if name is None else target_of(name)
     return target is not None and target.backend == "cuda" and target.arch >= 90
+
+
+_EXPRESSION_OPS = {"arith.addi": "add", "arith.muli": "mul"}
+
+
+def _argument_expression(handle, depth: int = 0):
+    """A scalar integer as a part of kernel_array's spec (None: not made of arguments and constants
+    by + and *, within a few steps)."""
+    from mlir import ir
+
+    if isinstance(handle, ir.BlockArgument):
+        return _kernel_argument(tensor(handle, core.int32))
+    op = handle.owner
+    if depth > 6 or not isinstance(op, ir.Operation | ir.OpView):
+        return None
+    op = op.operation
+    if op.name == "arith.constant" and isinstance(op.attributes["value"], ir.IntegerAttr):
+        return ir.IntegerAttr(op.attributes["value"]).value
+    if op.name == "arith.extsi":  # widening keeps a signed value
+        return _argument_expression(op.operands[0], depth + 1)
+    if op.name in _EXPRESSION_OPS:
+        args = [_argument_expression(v, depth + 1) for v in op.operands]
+        if None in args:
+            return None
+        bits = ir.IntegerType(op.results[0].type).width
+        return {"op": _EXPRESSION_OPS[op.name], "bits": bits, "args": args}
+    return None
 
 
 def _kernel_argument(value: tensor, aligned: bool = False) -> str | None:

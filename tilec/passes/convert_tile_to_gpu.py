@@ -320,9 +320,13 @@ class _KernelLowering:
         fields = ("base", "shape[0]", "shape[1]", "strides[0]")
         if descriptor.startswith("{"):
             spec = json.loads(descriptor)
-            return {
-                f: ["arg", index[spec[f]]] if isinstance(spec[f], str) else ["const", spec[f]] for f in fields
-            }
+
+            def part(p):  # an argument's name, a constant, or + / * of two parts
+                if isinstance(p, dict):
+                    return {"op": p["op"], "bits": p["bits"], "args": [part(a) for a in p["args"]]}
+                return ["arg", index[p]] if isinstance(p, str) else ["const", p]
+
+            return {f: part(spec[f]) for f in fields}
         return {
             f: ["arg", index[f"{descriptor}.{f}"]] if f"{descriptor}.{f}" in index else ["const", 1]
             for f in fields

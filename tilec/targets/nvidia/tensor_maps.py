@@ -79,5 +79,12 @@ class TensorMaps:
 
 
 def _value(part, args) -> int:
+    """A part of a map's spec: ["arg", index], ["const", value], or {"op": "add" | "mul", "bits",
+    "args"} computed as the kernel does (wrapping to a signed `bits`-bit integer)."""
+    if isinstance(part, dict):
+        a, b = (_value(p, args) for p in part["args"])
+        value = a + b if part["op"] == "add" else a * b
+        half = 1 << (part["bits"] - 1)
+        return (value + half) % (2 * half) - half
     kind, value = part
     return int(args[value]) if kind == "arg" else int(value)
