@@ -76,7 +76,7 @@ class block_pointer:
             raise SemanticError(f"tl.load: padding_option 'nan' for a block of {self.element_ty} values")
         ptr, mask = self._view()._block(self.offsets, "load", checked)
         array = kernel_array(self.base, self.shape, self.strides)
-        if array is None or padding != "zero" or self.rank != 2:
+        if array is None or padding != "zero":
             if mask is None:
                 return builtins.load(ptr)
             return builtins.load(ptr, mask, float("nan") if padding == "nan" else 0)
