@@ -439,6 +439,23 @@ def test_tensor_maps_are_encoded_from_the_arguments(monkeypatch):
     assert calls[1] == (9, 2, 0x10000, [520, 1000], [1056], [32, 64], 2)
 
 
+def test_a_tensor_map_that_cannot_be_encoded_names_its_array(monkeypatch):
+    """The driver refusing a map (cuTensorMapEncodeTiled's error; replaced here) is a ValueError
+    naming the kernel and the array: a descriptor argument, or the pointer argument an array made in
+    the kernel starts at, with the values asked for (here: rows made of two arguments)."""
+    from tilec.targets.nvidia import tensor_maps
+
+    monkeypatch.setattr(tensor_maps, "encode_tiled", lambda *a: (1, None))
+    made = '{"base": "a_ptr", "shape[0]": {"op": "mul"}, "shape[1]": "K", "strides[0]": "stride_am"}'
+    rows = {"op": "mul", "bits": 32, "args": [["arg", 1], ["arg", 2]]}
+    spec = {"descriptor": made, "base": 0, "rows": rows, "cols": ["arg", 3], "row_stride": ["arg", 4]}
+    spec.update({"element": "f16", "band": 64, "box_rows": 128, "swizzle": 128})
+    maps = tensor_maps.TensorMaps("attn", [spec], [bytes(128)])
+    with pytest.raises(ValueError, match=r"attn: a tensor map of the array made in the kernel at 'a_ptr' "
+                       r"\(row stride stride_am\).*shape \[96, 64\], row stride 64"):  # fmt: skip
+        maps.fill(lambda i: 0x10000, [None, 3, 32, 64, 64])
+
+
 def test_tensor_map_params_must_be_pointers():
     from mlir import ir
 

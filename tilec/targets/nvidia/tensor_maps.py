@@ -7,6 +7,7 @@ bytes it already has.
 from __future__ import annotations
 
 import ctypes
+import json
 
 MAP_BYTES = 128
 
@@ -71,11 +72,20 @@ class TensorMaps:
         )
         if err != _SUCCESS:
             raise ValueError(
-                f"{self.name}: a tensor map of descriptor '{spec['descriptor']}' (address {address:#x}, "
+                f"{self.name}: a tensor map of {_what(spec)} (address {address:#x}, "
                 f"shape [{rows}, {cols}], row stride {row_stride}, dims {extents}, box {box}) "
                 f"could not be encoded: CUresult {err}"
             )
         return encoded
+
+
+def _what(spec: dict) -> str:
+    """The descriptor argument's name, or which arguments an array made in the kernel is made of."""
+    name = spec["descriptor"]
+    if not name.startswith("{"):
+        return f"descriptor '{name}'"
+    parts = json.loads(name)
+    return f"the array made in the kernel at '{parts['base']}' (row stride {parts['strides[0]']})"
 
 
 def _value(part, args) -> int:
