@@ -153,8 +153,9 @@ _EXACT = 1 << 62  # bounds computed in i64 stay exact below this magnitude
 def _from_bounds(mask: ir.Value) -> ir.Value | None:
     """i1 from the masks' bounds: `x < y` holds everywhere when max(x) < min(y) (x <= y, x > y,
     x >= y alike), `a & b` when both do; None for other masks. The bounds are exact 64-bit values
-    of what the i32 tiles compute, and the test also asks that they lie within i32: an offset that
-    wraps around makes it false (the masked body runs), never wrongly true."""
+    of what the i32 or i64 tiles compute, and the test also asks that every i32 value they were
+    computed from lies within i32: an offset that wraps around makes it false (the masked body
+    runs), never wrongly true."""
     op = defining_op(mask)
     if op is None:
         return None
@@ -166,49 +167,76 @@ def _from_bounds(mask: ir.Value) -> ir.Value | None:
     if op.name != "arith.cmpi":
         return None
     predicate = _BOUND_PREDICATES.get(ir.IntegerAttr(op.attributes["predicate"]).value)
-    if predicate is None or tile.element_of(op.operands[0].type) != ir.IntegerType.get_signless(32):
+    element = tile.element_of(op.operands[0].type)
+    if predicate is None or element not in (_int(32), _int(64)):
         return None
     x, y = (_bounds(v) for v in op.operands)
     if x is None or y is None:
         return None
-    i64 = ir.IntegerType.get_signless(64)
-    low, high = arith.ConstantOp(i64, -(1 << 31)).result, arith.ConstantOp(i64, (1 << 31) - 1).result
     test = getattr(arith.CmpIPredicate, predicate)
     holds = arith.cmpi(test, x[1], y[0]) if predicate in ("slt", "sle") else arith.cmpi(test, x[0], y[1])
-    for lo, hi, _ in (x, y):
-        inside = arith.andi(
-            arith.cmpi(arith.CmpIPredicate.sge, lo, low), arith.cmpi(arith.CmpIPredicate.sle, hi, high)
-        )
-        holds = arith.andi(holds, inside)
+    for bound in (x, y):
+        holds = arith.andi(holds, bound[3]) if bound[3] is not None else holds
+        if element == _int(32):
+            holds = arith.andi(holds, _within_i32(bound))
     return holds
 
 
+def _int(width: int) -> ir.Type:
+    return ir.IntegerType.get_signless(width)
+
+
+def _within_i32(bound) -> ir.Value:
+    i64 = _int(64)
+    low, high = arith.ConstantOp(i64, -(1 << 31)).result, arith.ConstantOp(i64, (1 << 31) - 1).result
+    return arith.andi(
+        arith.cmpi(arith.CmpIPredicate.sge, bound[0], low),
+        arith.cmpi(arith.CmpIPredicate.sle, bound[1], high),
+    )
+
+
+def _both(a, b):
+    return b if a is None else a if b is None else arith.andi(a, b)
+
+
 def _bounds(value: ir.Value):
-    """(min, max, a bound on their magnitude) of an i32 tile as exact i64 scalars, for tiles built
-    from ranges, splats and constants by additions and multiplications by constants >= 0; None
-    for others."""
-    i64 = ir.IntegerType.get_signless(64)
+    """(min, max, a bound on their magnitude, i1 that must hold or None) of an i32 or i64 tile as
+    exact i64 scalars, for tiles built from ranges, splats (of i32 scalars, or of i64 ones widened
+    from i32) and constants by additions, multiplications by constants >= 0 and sign extension
+    from i32 (whose i32 values must then lie within i32: the i1); None for others."""
+    i64 = _int(64)
     constant = tile.splat_constant(value)
     if constant is not None:
         v = ir.IntegerAttr(constant).value
         c = arith.ConstantOp(i64, v).result
-        return c, c, abs(v)
+        return c, c, abs(v), None
     op = defining_op(value)
     if op is None:
         return None
     found = None
     if op.name == "tile.make_range":
         lo, hi = (ir.IntegerAttr(op.attributes[k]).value for k in ("start", "end"))
-        found = arith.ConstantOp(i64, lo).result, arith.ConstantOp(i64, hi - 1).result, max(abs(lo), abs(hi))
-    elif op.name == "tile.splat" and op.operands[0].type == ir.IntegerType.get_signless(32):
-        wide = arith.extsi(i64, op.operands[0])
-        found = wide, wide, 1 << 31
+        lo_c, hi_c = arith.ConstantOp(i64, lo).result, arith.ConstantOp(i64, hi - 1).result
+        found = lo_c, hi_c, max(abs(lo), abs(hi)), None
+    elif op.name == "tile.splat":
+        scalar = op.operands[0]
+        if scalar.type == _int(32):
+            wide = arith.extsi(i64, scalar)
+            found = wide, wide, 1 << 31, None
+        elif scalar.type == i64:
+            source = defining_op(scalar)
+            if source is not None and source.name == "arith.extsi" and source.operands[0].type == _int(32):
+                found = scalar, scalar, 1 << 31, None
+    elif op.name == "arith.extsi" and tile.element_of(op.operands[0].type) == _int(32):
+        inner = _bounds(op.operands[0])
+        if inner is not None:
+            found = inner[0], inner[1], inner[2], _both(inner[3], _within_i32(inner))
     elif op.name in ("tile.broadcast", "tile.expand_dims"):
         found = _bounds(op.operands[0])
     elif op.name == "arith.addi":
         a, b = (_bounds(v) for v in op.operands)
         if a is not None and b is not None:
-            found = arith.addi(a[0], b[0]), arith.addi(a[1], b[1]), a[2] + b[2]
+            found = arith.addi(a[0], b[0]), arith.addi(a[1], b[1]), a[2] + b[2], _both(a[3], b[3])
     elif op.name == "arith.muli":
         for term, factor in (tuple(op.operands), tuple(op.operands)[::-1]):
             c = tile.splat_constant(factor)
@@ -217,6 +245,6 @@ def _bounds(value: ir.Value):
                 if a is not None:
                     k = ir.IntegerAttr(c).value
                     scale = arith.ConstantOp(i64, k).result
-                    found = arith.muli(a[0], scale), arith.muli(a[1], scale), a[2] * k
+                    found = arith.muli(a[0], scale), arith.muli(a[1], scale), a[2] * k, a[3]
                 break
     return found if found is not None and found[2] < _EXACT else None

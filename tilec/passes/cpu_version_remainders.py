@@ -91,7 +91,7 @@ def _version(fn: ir.Operation) -> None:
     with fn.location, ir.InsertionPoint(first):
         for op in candidates:
             bounds = _bounds(op.operands[0])
-            if bounds is None:
+            if bounds is None or tile.element_of(op.operands[0].type) != ir.IntegerType.get_signless(32):
                 continue
             modulus = arith.extsi(i64, defining_op(op.operands[1]).operands[0])
             zero = arith.ConstantOp(i64, 0).result
@@ -99,6 +99,8 @@ def _version(fn: ir.Operation) -> None:
                 arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
                 arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
             )
+            if bounds[3] is not None:  # i32 values it was widened from lie within i32
+                holds = arith.andi(holds, bounds[3])
             identity = holds if identity is None else arith.andi(identity, holds)
             wrapped.append(op)
         if not wrapped:

@@ -120,3 +120,44 @@ module {
     return
   }
 }
+
+// -----
+
+// Block-pointer masks compare 64-bit positions: `sext(offset) + sext(range) < sext(M)` (the
+// offsets widened before they meet a row stride). The test is still the bounds' (no reduction of
+// the 2-D mask): the last position, in 64 bits, below M, and the widened i32 range within i32.
+// CHECK-LABEL: func.func @wide_positions
+// CHECK: scf.for
+// CHECK-NOT: tile.reduce
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.if %{{.*}} -> (tensor<32x16xf32>) {
+// CHECK-NEXT: "tile.load"(%{{.*}}) {operandSegmentSizes = array<i32: 1, 0, 0, 0>}
+module {
+  func.func @wide_positions(%x: !tile.ptr<f32>, %m: i32, %n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %range = "tile.make_range"() {end = 32 : i32, start = 0 : i32} : () -> tensor<32xi32>
+    %col = "tile.expand_dims"(%range) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+    %wide = arith.extsi %col : tensor<32x1xi32> to tensor<32x1xi64>
+    %rows = "tile.broadcast"(%wide) : (tensor<32x1xi64>) -> tensor<32x16xi64>
+    %xs = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<32x16x!tile.ptr<f32>>
+    %zero = arith.constant dense<0.0> : tensor<32x16xf32>
+    %b = arith.constant dense<1.0> : tensor<16x16xf32>
+    %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+    %m64 = arith.extsi %m : i32 to i64
+    %bound = "tile.splat"(%m64) : (i64) -> tensor<32x16xi64>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<32x16xf32>) : i32 {
+      %start = arith.muli %i, %c32 : i32
+      %start64 = arith.extsi %start : i32 to i64
+      %base = "tile.splat"(%start64) : (i64) -> tensor<32x16xi64>
+      %pos = arith.addi %base, %rows : tensor<32x16xi64>
+      %mask = arith.cmpi slt, %pos, %bound : tensor<32x16xi64>
+      %p = "tile.addptr"(%xs, %pos) : (tensor<32x16x!tile.ptr<f32>>, tensor<32x16xi64>) -> tensor<32x16x!tile.ptr<f32>>
+      %v = "tile.load"(%p, %mask, %zero) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<32x16x!tile.ptr<f32>>, tensor<32x16xi1>, tensor<32x16xf32>) -> tensor<32x16xf32>
+      %next = "tile.dot"(%v, %b, %acc) {input_precision = "ieee"} : (tensor<32x16xf32>, tensor<16x16xf32>, tensor<32x16xf32>) -> tensor<32x16xf32>
+      scf.yield %next : tensor<32x16xf32>
+    }
+    return
+  }
+}
