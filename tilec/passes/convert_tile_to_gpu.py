@@ -310,7 +310,8 @@ class _KernelLowering:
         holding it] or ["const", value]. `descriptor` names a descriptor argument (whose parts are
         arguments "<name>.base", ...; a part specialized to 1 is not one), or is the JSON of an array
         made in the kernel from its arguments (tl.make_tensor_descriptor, block pointers: language
-        descriptors.kernel_array), whose parts name arguments or are constants."""
+        descriptors.kernel_array), whose parts name arguments, are constants or {"op", "bits",
+        "args"} sums and products of such parts (the launcher evaluates them: tensor_maps._value)."""
         index = {}
         if "arg_attrs" in self.fn.attributes:
             for i, d in enumerate(ir.ArrayAttr(self.fn.attributes["arg_attrs"])):
@@ -337,16 +338,12 @@ class _KernelLowering:
         boxes of `band` elements along a row (`swizzle`-byte rows) by `box_rows` rows; a new
         parameter, after the kernel's arguments, the first time it is asked for."""
         parts = self._descriptor_parts(descriptor)
-
-        def part(field):
-            return parts[field]
-
         spec = {
             "descriptor": descriptor,
             "base": parts["base"][1],
-            "rows": part("shape[0]"),
-            "cols": part("shape[1]"),
-            "row_stride": part("strides[0]"),
+            "rows": parts["shape[0]"],
+            "cols": parts["shape[1]"],
+            "row_stride": parts["strides[0]"],
             "element": str(element),
             "band": band,
             "box_rows": box_rows,
@@ -1981,9 +1978,9 @@ def _assert_at_block_ends(gfn) -> None:
     the same op for op. In that debug build any check there broke it (a predicated `trap` with no
     call and no branch too; a warp-uniform vote before the branch did not help), while a release
     build with a side-effecting inline statement in the same place was right: the fault lies past
-    our IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions exist in
-    debug builds only, where tile-check-bounds also masks every access it asserts on, so nothing
-    faults before the check and a failing check still stops the kernel with its message."""
+    our IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions
+    exist in debug builds only, where tile-check-bounds also masks every access it asserts on, so
+    nothing faults before the check and a failing check still stops the kernel with its message."""
     for check in ops_named(gfn.operation, "cf.assert"):  # walk order: their order is kept
         block = check.block
         check.move_before(block.operations[len(block.operations) - 1])
