@@ -446,14 +446,35 @@ def test_a_tensor_map_that_cannot_be_encoded_names_its_array(monkeypatch):
     from tilec.targets.nvidia import tensor_maps
 
     monkeypatch.setattr(tensor_maps, "encode_tiled", lambda *a: (1, None))
-    made = '{"base": "a_ptr", "shape[0]": {"op": "mul"}, "shape[1]": "K", "strides[0]": "stride_am"}'
+    made = "array base=a_ptr rows=mul.i32(heads,seq_len) cols=K row_stride=stride_am"
     rows = {"op": "mul", "bits": 32, "args": [["arg", 1], ["arg", 2]]}
     spec = {"descriptor": made, "base": 0, "rows": rows, "cols": ["arg", 3], "row_stride": ["arg", 4]}
     spec.update({"element": "f16", "band": 64, "box_rows": 128, "swizzle": 128})
     maps = tensor_maps.TensorMaps("attn", [spec], [bytes(128)])
-    with pytest.raises(ValueError, match=r"attn: a tensor map of the array made in the kernel at 'a_ptr' "
-                       r"\(row stride stride_am\).*shape \[96, 64\], row stride 64"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"attn: a tensor map of the array base=a_ptr rows=mul\.i32\(heads,seq_len\) cols=K "
+        r"row_stride=stride_am made in the kernel .*shape \[96, 64\], row stride 64",
+    ):
         maps.fill(lambda i: 0x10000, [None, 3, 32, 64, 64])
+
+
+def test_kernel_array_text_round_trips_and_refuses_other_text():
+    from tilec.dialects import kernel_arrays as ka
+
+    parts = {
+        "base": "t[0]",
+        "rows": {"op": "add", "bits": 64, "args": [{"op": "mul", "bits": 32, "args": ["Z", "H"]}, -3]},
+        "cols": 64,
+        "row_stride": "desc.strides[0]",
+    }
+    text = ka.format_array(parts)
+    assert text == "array base=t[0] rows=add.i64(mul.i32(Z,H),-3) cols=64 row_stride=desc.strides[0]"
+    assert ka.parse_array(text) == parts
+    for bad in ("a_desc", "array base=p rows=M cols=K", "array base=p rows=mul.i32(M cols=K row_stride=8",
+                "array base=p rows=M cols=K row_stride=8 extra=1"):  # fmt: skip
+        with pytest.raises(ValueError):
+            ka.parse_array(bad)
 
 
 def test_tensor_map_params_must_be_pointers():

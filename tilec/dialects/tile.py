@@ -470,7 +470,40 @@ def _v_load(op):
     if coords or "descriptor" in op.attributes:
         if "descriptor" not in op.attributes or len(coords) != len(shape_of(ptr)):
             _fail(op, f"a descriptor block needs the `descriptor` attribute and {len(shape_of(ptr))} coords")
+        _check_kernel_array(op, ir.StringAttr(op.attributes["descriptor"]).value)
     _check_hints(op)
+
+
+def _check_kernel_array(op, text: str) -> None:
+    """An array made of the kernel's arguments (kernel_arrays' text) must parse and name arguments
+    of the function around the load."""
+    from . import kernel_arrays
+
+    if not kernel_arrays.is_array(text):
+        return
+    try:
+        parts = kernel_arrays.parse_array(text)
+    except ValueError as e:
+        _fail(op, f"descriptor: {e}")
+    fn = op.parent
+    while fn is not None and fn.name != "func.func":
+        fn = fn.parent
+    names = set()
+    if fn is not None and "arg_attrs" in fn.attributes:
+        for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
+            d = ir.DictAttr(d)
+            if "tile.name" in d:
+                names.add(ir.StringAttr(d["tile.name"]).value)
+
+    def check(part):
+        if isinstance(part, dict):
+            for a in part["args"]:
+                check(a)
+        elif isinstance(part, str) and part not in names:
+            _fail(op, f"descriptor {text!r}: no argument of the function is named {part!r} (tile.name)")
+
+    for part in parts.values():
+        check(part)
 
 
 def _v_store(op):
@@ -863,8 +896,8 @@ def _ops() -> list[OpSpec]:
             "`other` (undefined without `other`). Optional hints: `cache` (ca, cg, cs, cv), "
             "`eviction` (evict_first, evict_last), `volatile` (unit). A block read through a tensor "
             "descriptor argument also names it (`descriptor`, the argument's name; for a 2-D array "
-            "made of the kernel's arguments, the JSON of its parts: base, shape[0], shape[1] and "
-            "strides[0] as argument names or constants) and gives the block's coordinates in it "
+            "made of the kernel's arguments, its parts: `array base=a_ptr rows=M cols=K "
+            "row_stride=stride_am`, see dialects/kernel_arrays.py) and gives the block's coordinates in it "
             "(`coords`, one i32 per dimension): a target with tensor copy hardware may copy the "
             "block with them instead (pointers and mask say the same).",
             '%x = "tile.load"(%p, %m, %zero) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : '

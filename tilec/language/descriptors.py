@@ -16,7 +16,6 @@ such a map (kernel_array).
 
 from __future__ import annotations
 
-import json
 import numbers
 
 from tilec._lazy import lazy_module
@@ -241,9 +240,8 @@ def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
     the launcher can encode one for every launch of this specialization (None otherwise): `base` a
     pointer argument known 16-byte aligned, rows contiguous (strides[1] == 1), the row stride a
     multiple of 16 bytes (an argument divisible by 16, or such a constant), each shape computed
-    from arguments and constants by + and * (Triton's attention tutorial: Z * H * N_CTX rows). JSON
-    of the parts: argument names, constants, or {"op": "add" | "mul", "bits": the integer width the
-    kernel computes in (the launcher wraps as it does), "args": [two parts]}."""
+    from arguments and constants by + and * (Triton's attention tutorial: Z * H * N_CTX rows), as the
+    text of dialects.kernel_arrays: "array base=a_ptr rows=M cols=K row_stride=stride_am"."""
     if len(shape) != 2 or not _is_one(strides[1]) or not _has_tensor_copies():
         return None
     base_name = _kernel_argument(base, aligned=True)
@@ -259,8 +257,9 @@ def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
     parts = [_argument_expression(s.handle) if isinstance(s, tensor) else s for s in shape]
     if row_stride is None or None in parts:
         return None
-    spec = {"base": base_name, "shape[0]": parts[0], "shape[1]": parts[1], "strides[0]": row_stride}
-    return json.dumps(spec)
+    from tilec.dialects.kernel_arrays import format_array
+
+    return format_array({"base": base_name, "rows": parts[0], "cols": parts[1], "row_stride": row_stride})
 
 
 def _has_tensor_copies() -> bool:

@@ -16,7 +16,6 @@ warps through shared memory; `exp` goes through `exp2` (ex2.approx on NVIDIA, v_
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -25,7 +24,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, scf
 
 from tilec.analysis.axis_info import AxisAnalysis
-from tilec.dialects import tile
+from tilec.dialects import kernel_arrays, tile
 
 from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma, wgmma_swapped
 from .base import PassError, TilePass, ops_named
@@ -306,31 +305,30 @@ class _KernelLowering:
             self._declare_smem(gfn)
 
     def _descriptor_parts(self, descriptor: str) -> dict:
-        """Field ("base", "shape[0]", "shape[1]", "strides[0]") -> ["arg", index of the kernel argument
+        """Field ("base", "rows", "cols", "row_stride") -> ["arg", index of the kernel argument
         holding it] or ["const", value]. `descriptor` names a descriptor argument (whose parts are
-        arguments "<name>.base", ...; a part specialized to 1 is not one), or is the JSON of an array
-        made in the kernel from its arguments (tl.make_tensor_descriptor, block pointers: language
-        descriptors.kernel_array), whose parts name arguments, are constants or {"op", "bits",
-        "args"} sums and products of such parts (the launcher evaluates them: tensor_maps._value)."""
+        arguments "<name>.base", "<name>.shape[0]", ...; a part specialized to 1 is not one), or is
+        the text of an array made in the kernel from its arguments (dialects.kernel_arrays), whose
+        parts name arguments, are constants or {"op", "bits", "args"} sums and products of such
+        parts (the launcher evaluates them: tensor_maps._value)."""
         index = {}
         if "arg_attrs" in self.fn.attributes:
             for i, d in enumerate(ir.ArrayAttr(self.fn.attributes["arg_attrs"])):
                 d = ir.DictAttr(d)
                 if "tile.name" in d:
                     index[ir.StringAttr(d["tile.name"]).value] = i
-        fields = ("base", "shape[0]", "shape[1]", "strides[0]")
-        if descriptor.startswith("{"):
-            spec = json.loads(descriptor)
+        if kernel_arrays.is_array(descriptor):
 
-            def part(p):  # an argument's name, a constant, or + / * of two parts
+            def part(p):
                 if isinstance(p, dict):
                     return {"op": p["op"], "bits": p["bits"], "args": [part(a) for a in p["args"]]}
                 return ["arg", index[p]] if isinstance(p, str) else ["const", p]
 
-            return {f: part(spec[f]) for f in fields}
+            return {f: part(p) for f, p in kernel_arrays.parse_array(descriptor).items()}
+        names = {"base": "base", "rows": "shape[0]", "cols": "shape[1]", "row_stride": "strides[0]"}
         return {
-            f: ["arg", index[f"{descriptor}.{f}"]] if f"{descriptor}.{f}" in index else ["const", 1]
-            for f in fields
+            f: ["arg", index[f"{descriptor}.{n}"]] if f"{descriptor}.{n}" in index else ["const", 1]
+            for f, n in names.items()
         }
 
     def tensor_map(self, descriptor: str, element: ir.Type, band: int, swizzle: int, box_rows: int) -> int:
@@ -341,9 +339,9 @@ class _KernelLowering:
         spec = {
             "descriptor": descriptor,
             "base": parts["base"][1],
-            "rows": parts["shape[0]"],
-            "cols": parts["shape[1]"],
-            "row_stride": parts["strides[0]"],
+            "rows": parts["rows"],
+            "cols": parts["cols"],
+            "row_stride": parts["row_stride"],
             "element": str(element),
             "band": band,
             "box_rows": box_rows,

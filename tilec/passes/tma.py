@@ -2,7 +2,7 @@
 
 A tile read through a tensor descriptor argument (`desc.load([i, j])`: a tile.load that names its
 `descriptor` and gives its `coords`), or through a 2-D array the kernel makes of its own arguments
-(`descriptor` is then the JSON of those parts: language descriptors.kernel_array), can reach a
+(`descriptor` is then the text of those parts: dialects/kernel_arrays.py), can reach a
 cp.async ring (cp_async.py) by a bulk tensor copy
 instead: one thread asks the copy engine for whole boxes of the tensor, which land in shared memory
 in the hardware's swizzled layout, with out-of-bounds elements zero-filled by the hardware. The

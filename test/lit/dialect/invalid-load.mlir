@@ -30,3 +30,19 @@ func.func @f3(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<4xf32>) {
   %0 = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @bad_array_text(%p: tensor<4x4x!tile.ptr<f32>> {tile.name = "p"}, %i: i32 {tile.name = "n"}) {
+  // expected-error @+1 {{descriptor: kernel array 'array base=p rows=mul.i32(n cols=4 row_stride=16': expected ',' in 'mul.i32(n'}}
+  %0 = "tile.load"(%p, %i, %i) {descriptor = "array base=p rows=mul.i32(n cols=4 row_stride=16", operandSegmentSizes = array<i32: 1, 0, 0, 2>} : (tensor<4x4x!tile.ptr<f32>>, i32, i32) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_argument(%p: tensor<4x4x!tile.ptr<f32>> {tile.name = "p"}, %i: i32 {tile.name = "n"}) {
+  // expected-error @+1 {{no argument of the function is named 'M'}}
+  %0 = "tile.load"(%p, %i, %i) {descriptor = "array base=p rows=M cols=4 row_stride=16", operandSegmentSizes = array<i32: 1, 0, 0, 2>} : (tensor<4x4x!tile.ptr<f32>>, i32, i32) -> tensor<4x4xf32>
+  return
+}

@@ -7,7 +7,6 @@ bytes it already has.
 from __future__ import annotations
 
 import ctypes
-import json
 
 MAP_BYTES = 128
 
@@ -80,12 +79,11 @@ class TensorMaps:
 
 
 def _what(spec: dict) -> str:
-    """The descriptor argument's name, or which arguments an array made in the kernel is made of."""
+    """The descriptor argument's name, or the array made in the kernel (dialects.kernel_arrays)."""
     name = spec["descriptor"]
-    if not name.startswith("{"):
-        return f"descriptor '{name}'"
-    parts = json.loads(name)
-    return f"the array made in the kernel at '{parts['base']}' (row stride {parts['strides[0]']})"
+    if name.startswith("array "):
+        return f"the {name} made in the kernel"
+    return f"descriptor '{name}'"
 
 
 def _value(part, args) -> int:
