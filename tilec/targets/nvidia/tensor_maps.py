@@ -80,8 +80,10 @@ class TensorMaps:
 
 def _what(spec: dict) -> str:
     """The descriptor argument's name, or the array made in the kernel (dialects.kernel_arrays)."""
+    from tilec.dialects import kernel_arrays  # text only: no MLIR at launch
+
     name = spec["descriptor"]
-    if name.startswith("array "):
+    if kernel_arrays.is_array(name):
         return f"the {name} made in the kernel"
     return f"descriptor '{name}'"
 
