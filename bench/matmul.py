@@ -16,6 +16,7 @@ most fp16/bf16/fp8/attention rows of the full search, for the table in a few min
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import pathlib
@@ -110,24 +111,18 @@ def _final_times(launches: dict) -> tuple[dict, dict]:
     return medians, spreads
 
 
-def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
+def _matmul(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3, kernel="matmul_kernel"):
     M, K = a.shape
     N = b.shape[1]
     grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
-    module.matmul_kernel[grid](
+    getattr(module, kernel)[grid](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
     )  # fmt: skip
 
 
-def _matmul_block_ptrs(module, a, b, c, block_m, block_n, block_k, num_warps, num_stages=3):
-    M, K = a.shape
-    N = b.shape[1]
-    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, block_n),)
-    module.matmul_block_ptr_kernel[grid](
-        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8, num_warps=num_warps, num_stages=num_stages,
-    )  # fmt: skip
+# the same product through block pointers (matmul_block_ptr_kernel takes the same arguments)
+_matmul_block_ptrs = functools.partial(_matmul, kernel="matmul_block_ptr_kernel")
 
 
 def _matmul_bt(module, a, bt, c, block_m, block_n, block_k, num_warps, num_stages=3):

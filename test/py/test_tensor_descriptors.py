@@ -641,31 +641,7 @@ def attention_made_descriptors(q_ptr, k_ptr, v_ptr, out_ptr, heads, seq_len, sca
     q_desc = tl.make_tensor_descriptor(q_ptr, [rows, D], [D, 1], [BM, D])
     k_desc = tl.make_tensor_descriptor(k_ptr, [rows, D], [D, 1], [BN, D])
     v_desc = tl.make_tensor_descriptor(v_ptr, [rows, D], [D, 1], [BN, D])
-    attention_body(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D, BM, BN)
-
-
-@tilec.jit
-def attention_body(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr,
-                   BN: tl.constexpr):  # fmt: skip
-    start_m, row0 = tl.program_id(0) * BM, tl.program_id(1) * seq_len
-    q = q_desc.load([row0 + start_m, 0])
-    m_i = tl.full((BM,), -float("inf"), tl.float32)
-    l_i = tl.zeros((BM,), tl.float32)
-    acc = tl.zeros((BM, D), tl.float32)
-    for start in range(0, seq_len, BN):
-        k = k_desc.load([row0 + start, 0])
-        s = tl.where(
-            (start + tl.arange(0, BN))[None, :] < seq_len, tl.dot(q, tl.trans(k)) * scale, -float("inf")
-        )
-        m_new = tl.maximum(m_i, tl.max(s, axis=1))
-        alpha = tl.exp(m_i - m_new)
-        p = tl.exp(s - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start, 0]))
-        m_i = m_new
-    offs_m = start_m + tl.arange(0, BM)
-    out = out_ptr + (row0 + offs_m[:, None]) * D + tl.arange(0, D)[None, :]
-    tl.store(out, (acc / l_i[:, None]).to(tl.float16), mask=offs_m[:, None] < seq_len)
+    attention_descriptors(q_desc, k_desc, v_desc, out_ptr, seq_len, scale, D, BM, BN)  # its body, inlined
 
 
 def test_attention_with_made_descriptors_streams_by_tma():
