@@ -703,6 +703,19 @@ def test_attention_mixing_pointers_and_descriptors_streams_by_cp_async():
     assert "cp.async.cg.shared.global" in ptx and ptx.count("cp.async.wait_group") >= 1
 
 
+def _attention_on_gpu(heads, seq, d):
+    """(q, k, v) of [heads * seq, d] on the GPU, a NaN-filled output, and torch's attention of them."""
+    import torch
+
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(heads * seq, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    out = torch.full((heads * seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(x.view(heads, seq, d)[None] for x in (q, k, v))
+    )[0].reshape(heads * seq, d)
+    return q, k, v, out, expected
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(
@@ -714,17 +727,12 @@ def test_attention_descriptors_on_gpu(config, seq):
 
     bm, bn, warps, stages = config
     heads, d = 3, 64
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(heads * seq, d, device="cuda", dtype=torch.float16) for _ in range(3))
-    out = torch.full((heads * seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    q, k, v, out, expected = _attention_on_gpu(heads, seq, d)
     attention_descriptors[(tilec.cdiv(seq, bm), heads)](
         D(q, [bm, d]), D(k, [bn, d]), D(v, [bn, d]), out, seq, d**-0.5, D=d, BM=bm, BN=bn, num_warps=warps,
         num_stages=stages,
     )  # fmt: skip
     torch.cuda.synchronize()
-    expected = torch.nn.functional.scaled_dot_product_attention(
-        *(x.view(heads, seq, d)[None] for x in (q, k, v))
-    )[0].reshape(heads * seq, d)
     torch.testing.assert_close(out, expected, atol=2e-2, rtol=2e-2)
 
 
@@ -737,17 +745,12 @@ def test_attention_made_descriptors_on_gpu(config, seq):
 
     bm, bn, warps, stages = config
     heads, d = 3, 64
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(heads * seq, d, device="cuda", dtype=torch.float16) for _ in range(3))
-    out = torch.full((heads * seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    q, k, v, out, expected = _attention_on_gpu(heads, seq, d)
     args = (q, k, v, out, heads, seq, d**-0.5)
     options = {"D": d, "BM": bm, "BN": bn, "num_warps": warps, "num_stages": stages}
     attention_made_descriptors[(tilec.cdiv(seq, bm), heads)](*args, **options)
     torch.cuda.synchronize()
     assert len(attention_made_descriptors.warmup(*args, **options).metadata["tensor_maps"]) == 2
-    expected = torch.nn.functional.scaled_dot_product_attention(
-        *(x.view(heads, seq, d)[None] for x in (q, k, v))
-    )[0].reshape(heads * seq, d)
     torch.testing.assert_close(out, expected, atol=2e-2, rtol=2e-2)
 
 
