@@ -29,6 +29,7 @@ from .expand_sort import ExpandSortPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
 from .pipeline_loads import PipelineLoadsPass
+from .pointer_tensor_copies import PointerTensorCopiesPass
 from .rematerialize_thread_values import RematerializeThreadValuesPass
 from .tensor_map_params import TensorMapParamsPass
 from .verify import VerifyPass
@@ -44,6 +45,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         AxisInfoPass,
         HoistLoadsPass,
         CheckBoundsPass,
+        PointerTensorCopiesPass,
         PipelineLoadsPass,
         ConvertTileToGpuPass,
         RematerializeThreadValuesPass,

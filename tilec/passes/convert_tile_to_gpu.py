@@ -1609,18 +1609,25 @@ def _if(self: _KernelLowering, op):
     types = _types(self, list(op.results), layouts)
     has_else = len(op.regions[1].blocks) > 0
     branch = scf.IfOp(cond, types, has_else=has_else or bool(types))
+    # The branches never run together: the shared-memory regions each one takes (rings, a looped
+    # dot's buffers, all used only inside it) may overlap the other's (tile-pointer-tensor-copies'
+    # two copies of a kernel body take one set of rings' memory, not two).
+    regions_start, regions_end = self.region_bytes, self.region_bytes
     for region, new_block in (
         (op.regions[0], branch.then_block),
         (op.regions[1], branch.else_block if has_else else None),
     ):
         if new_block is None:
             continue
+        self.region_bytes = regions_start
         old_block = region.blocks[0]
         with ir.InsertionPoint(new_block):
             self.smem_dirty = True
             self.lower_block_ops(old_block)
             yielded = list(list(old_block.operations)[-1].operands)
             scf.YieldOp(_flatten(self, yielded, layouts))
+        regions_end = max(regions_end, self.region_bytes)
+    self.region_bytes = regions_end
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(branch.results))
 

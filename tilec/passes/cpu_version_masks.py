@@ -87,10 +87,10 @@ def hoist_slice(ops: list, slice_ops: set, positions: dict) -> ir.Operation:
     return first
 
 
-def split_body(branch, ops: list, slice_ops: set, clone) -> None:
+def split_body(branch, ops: list, slice_ops: set, clone) -> dict:
     """The body's other ops (its terminator aside) into `branch`'s else block as they are, and into
     its then block through `clone(op, mapping)`, which makes the fast version of each; both blocks
-    yield nothing."""
+    yield nothing. Returns the mapping (a value of the body -> its value in the then block)."""
     rest = [op for op in ops[:-1] if op not in slice_ops]
     for op in rest:
         branch.else_block.append(op)
@@ -101,6 +101,7 @@ def split_body(branch, ops: list, slice_ops: set, clone) -> None:
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])
+    return mapping
 
 
 def _pure_slice(value: ir.Value, positions: dict, seen: set) -> set | None:

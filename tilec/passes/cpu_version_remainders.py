@@ -75,7 +75,7 @@ def _version(fn: ir.Operation) -> None:
         found_modulus = _pure_slice(op.operands[1], positions, set())
         if found is None or found_modulus is None:
             continue
-        scalars = _scalar_part(found | found_modulus)
+        scalars = scalar_part(found | found_modulus)
         if scalars is None:
             continue
         candidates.append(op)
@@ -86,37 +86,51 @@ def _version(fn: ir.Operation) -> None:
     # test. The tiles (ranges, splats, sums) stay in the body and are copied with it: computed
     # outside the branch they would be buffers that both copies read instead of loop indices.
     first = hoist_slice(ops, slice_ops, positions)
-    i64 = ir.IntegerType.get_signless(64)
     wrapped, identity = [], None
     with fn.location, ir.InsertionPoint(first):
         for op in candidates:
-            bounds = _bounds(op.operands[0])
-            if bounds is None or tile.element_of(op.operands[0].type) != ir.IntegerType.get_signless(32):
+            holds = remainder_is_identity(op)
+            if holds is None:
                 continue
-            modulus = arith.extsi(i64, defining_op(op.operands[1]).operands[0])
-            zero = arith.ConstantOp(i64, 0).result
-            holds = arith.andi(
-                arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
-                arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
-            )
-            if bounds[3] is not None:  # i32 values it was widened from lie within i32
-                holds = arith.andi(holds, bounds[3])
             identity = holds if identity is None else arith.andi(identity, holds)
             wrapped.append(op)
         if not wrapped:
             return  # (the bounds' dead arithmetic goes with canonicalization)
         branch = scf.IfOp(identity, [], has_else=True)
+    split_body(branch, ops, slice_ops, without_remainders(wrapped))
+
+
+def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
+    """At the insertion point: i1, `x % M` (the arith.remsi `op` of an i32 tile by a splat) is x for
+    every element (`0 <= min(x)` and `max(x) < M`), from x's bounds; None when x has none."""
+    i64 = ir.IntegerType.get_signless(64)
+    bounds = _bounds(op.operands[0])
+    if bounds is None or tile.element_of(op.operands[0].type) != ir.IntegerType.get_signless(32):
+        return None
+    modulus = arith.extsi(i64, defining_op(op.operands[1]).operands[0])
+    zero = arith.ConstantOp(i64, 0).result
+    holds = arith.andi(
+        arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
+        arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
+    )
+    if bounds[3] is not None:  # i32 values it was widened from lie within i32
+        holds = arith.andi(holds, bounds[3])
+    return holds
+
+
+def without_remainders(wrapped: list):
+    """split_body's `clone` for the copy where the remainders `wrapped` are the identity."""
 
     def clone(op, mapping):
         if op in wrapped:  # `x % M` is x here
             mapping[op.results[0]] = mapping.get(op.operands[0], op.operands[0])
         else:
-            _clone_mapped(op, mapping)
+            clone_mapped(op, mapping)
 
-    split_body(branch, ops, slice_ops, clone)
+    return clone
 
 
-def _scalar_part(slice_ops: set) -> set | None:
+def scalar_part(slice_ops: set) -> set | None:
     """The ops of a pure slice that compute scalars, when none of them reads a tile of the slice."""
     scalars = {op for op in slice_ops if not any(tile.shape_of(r.type) for r in op.results)}
     for op in scalars:
@@ -127,7 +141,7 @@ def _scalar_part(slice_ops: set) -> set | None:
     return scalars
 
 
-def _clone_mapped(op: ir.Operation, mapping: dict) -> None:
+def clone_mapped(op: ir.Operation, mapping: dict) -> None:
     """Clones `op` (with its regions) at the insertion point, its operands and those of the ops
     nested in it read through `mapping`; records the clone's results in `mapping`."""
     new = op.clone()

@@ -67,6 +67,10 @@ def stages(
         depth = num_stages - 1 if wgmma_depth is None else wgmma_depth
         ahead = f"{{wgmma-depth={depth} num-warps={num_warps}}}" if has_wgmma(arch) else ""
         pipelining = f"tile-pipeline-loads{ahead},tile-canonicalize,"
+        if uses_tma(arch) and not debug:  # (debug builds mask every access: nothing to raise)
+            pipelining = (
+                f"tile-pointer-tensor-copies{{num-warps={num_warps}}},tile-canonicalize," + pipelining
+            )
     return [
         Stage(
             "gpu",

@@ -1,0 +1,398 @@
+"""tile-pointer-tensor-copies: pointer loads of a 2-D array's blocks that feed warpgroup MMAs carry
+the array and their coordinates, so that their rings may be filled by tensor copies (sm_90a).
+
+A tensor copy reads the box at coordinates (r, c) of an array of [rows, cols] elements, rows
+`row_stride` apart, and fills zeros outside it; a pointer tile.load reads what its addresses say
+where its mask is true and `other` elsewhere. The two read the same when (tilec.analysis.affine_tiles
+proves it from the IR):
+  - element [i, j]'s address is base + (r + i) * row_stride + (c + j), base a pointer argument
+    known 16-byte aligned, row_stride an argument divisible by 16 or a constant of 16-byte rows;
+  - `other` is zero (or there is no mask);
+  - along each dimension either the mask is `x0 + index < bound` and `bound - x0 + coordinate` is an
+    expression of arguments and constants (the extent: K for `offs_k < K - k * BK` at c = k * BK),
+    or the offsets are `x % M`, unmasked, and the remainder is the identity (extent M);
+  - the coordinates are >= 0 where elements are read, and the extents >= 1 (tensor_maps.py encodes
+    an empty dimension as one element).
+Some of these hold only at run time: the remainders are the identity for every program but the
+last along their axis (Triton's matmul tutorial: `offs_m = (pid_m * BM + arange(BM)) % M`), the
+extents are positive, a coordinate may be >= 0. The kernel tests them once and runs a copy of its
+body in which the loads carry their array (`descriptor`: dialects/kernel_arrays.py's text) and
+coordinates (`coords`), and the remainders are gone; the other copy is the body as it was (its rings
+filled by cp.async). The two copies' rings share shared memory (convert-tile-to-gpu's `_if`).
+
+    %w = arith.remsi %x, (tile.splat %M); ...
+    scf.for %k ... { %a = tile.load(%ap, %mask, %zero) ... }
+      =>  scf.if (0 <= min(x) && max(x) < M && K >= 1) {
+            ... scf.for %k ... { %a = tile.load(%ap, %mask, %zero, %row, %col)
+                                   {descriptor = "array base=a_ptr rows=M cols=K row_stride=stride_am"} }
+          } else { ...the body as it was... }
+
+Only loops at the kernel's top level count, and the run-time facts must be computed by pure ops
+from the arguments and the program id. Loads whose array an argument descriptor or a block pointer
+already names are left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.analysis.affine_tiles import ITER, AffineTiles, as_constant, constant, poly_add
+from tilec.analysis.axis_info import AxisAnalysis
+from tilec.dialects import tile
+from tilec.dialects.kernel_arrays import format_array
+
+from . import cp_async, wgmma, wgmma_swapped
+from .base import TilePass, defining_op, ops_named
+from .cpu_version_masks import _pure_slice, hoist_slice, split_body
+from .cpu_version_remainders import remainder_is_identity, scalar_part, without_remainders
+from .lowering_common import segments
+
+_TAG = "tile.pointer_copy"  # marks a planned load while the body is copied (removed after)
+_NONNEGATIVE_ATOMS = ("tile.program_id", "tile.num_programs")
+
+
+@dataclass(frozen=True)
+class PointerTensorCopiesPass(TilePass):
+    """Pointer loads of 2-D blocks feeding warpgroup MMAs carry their array and coordinates (sm_90a)."""
+
+    name: ClassVar[str] = "tile-pointer-tensor-copies"
+    num_warps: int = 4  # what the warpgroup-MMA lowering will have
+
+    def run(self, module: ir.Module) -> None:
+        for fn in ops_named(module.operation, "func.func"):
+            if "tile.kernel" in fn.attributes:
+                _raise_loads(fn, self.num_warps)
+
+
+@dataclass
+class _Plan:
+    """How one load reads its array: coordinates and extents as polynomials (affine_tiles)."""
+
+    load: ir.Operation
+    tiles: AffineTiles
+    coords: tuple  # (row, col), polynomials of ITER and top-level values
+    extents: tuple  # (rows, cols), polynomials of arguments
+    base: str
+    row_stride: str | int
+    nonnegative: list  # coordinates to test at run time (no ITER)
+
+    def atoms_of(self, polys) -> set:
+        return {self.tiles.atoms[a] for p in polys for m in p for a in m if a != ITER}
+
+
+def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
+    block = fn.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    positions = {op: i for i, op in enumerate(ops)}
+    axis = AxisAnalysis()
+    plans = []
+    for loop in ops:
+        if loop.name != "scf.for":
+            continue
+        for loads in _dot_operand_loads(loop, num_warps, axis):
+            # a dot gets a ring only when its B streams (cp_async.py): B must go by tensor copies
+            found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
+            found = [plan for plan in found if plan is not None and _facts_slice(plan, positions) is not None]
+            if found and found[-1].load == loads[-1]:
+                plans += found
+    if not plans:
+        return
+    slice_ops = set().union(*(_facts_slice(plan, positions) for plan in plans))
+    first = hoist_slice(ops, slice_ops, positions)
+    with fn.location, ir.InsertionPoint(first):
+        wrapped, facts = {}, []
+        for rem in dict.fromkeys(r for plan in plans for r in plan.tiles.remainders):
+            wrapped[rem] = remainder_is_identity(rem)
+        plans = [plan for plan in plans if all(wrapped[r] is not None for r in plan.tiles.remainders)]
+        for plan in plans:
+            facts += [wrapped[r] for r in plan.tiles.remainders]
+            facts += [_at_least(plan, extent, 1) for extent in plan.extents]
+            facts += [_at_least(plan, coord, 0) for coord in plan.nonnegative]
+        if not plans:
+            return  # (the tests' dead arithmetic goes with canonicalization)
+        holds = facts[0]
+        for fact in dict.fromkeys(facts[1:]):
+            holds = arith.andi(holds, fact)
+        branch = scf.IfOp(holds, [], has_else=True)
+    for i, plan in enumerate(plans):
+        plan.load.attributes[_TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+    removed = [
+        r for r, fact in wrapped.items() if fact is not None and any(r in p.tiles.remainders for p in plans)
+    ]
+    mapping = split_body(branch, ops, slice_ops, without_remainders(removed))
+    for op in branch.else_block.operations:
+        for load in ops_named(op.operation, "tile.load"):
+            if _TAG in load.attributes:
+                del load.attributes[_TAG]
+    for op in branch.then_block.operations:
+        for load in ops_named(op.operation, "tile.load"):
+            if _TAG in load.attributes:
+                plan = plans[ir.IntegerAttr(load.attributes[_TAG]).value]
+                _attach(plan, load, mapping)
+
+
+def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
+    """For each warpgroup-MMA dot in the loop's body whose B is loaded there as a row-major tile a
+    ring may stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy
+    needs none; B through tl.trans, or a 16-bit B): its operands' loads, A's (if loaded there) first."""
+    found = []
+    for op in loop.regions[0].blocks[0].operations:
+        dot = op.operation
+        if dot.name != "tile.dot":
+            continue
+        kind = wgmma.wgmma_kind(dot, num_warps)
+        if kind is None or wgmma.promoted_group(dot, kind) or wgmma_swapped.applies(dot, num_warps, axis):
+            continue
+        loads = []
+        for index in (0, 1):
+            peeled = cp_async.peel(dot, index)
+            if peeled is None or isinstance(peeled[0].owner, ir.Block):
+                continue
+            value, transposed = peeled
+            load = defining_op(value)
+            if index == 1 and not transposed and wgmma.element_bytes(kind) != 2:
+                continue  # only a 16-bit B may be read N-major
+            if load.name == "tile.load" and load.parent == loop:
+                loads.append(load)
+        if loads and loads[-1] == defining_op(cp_async.peel(dot, 1)[0]):
+            found.append(loads)
+    return found
+
+
+def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | None:
+    seg = segments(load)
+    shape = tile.shape_of(load.results[0].type)
+    if (
+        len(shape) != 2
+        or seg.get("coords")
+        or "volatile" in load.attributes
+        or not cp_async.zero_filled(load)
+    ):
+        return None
+    elem_bytes = _element_bytes(tile.element_of(load.results[0].type))
+    tiles = AffineTiles(fn, loop, remainders=True)
+    address = tiles.form(seg["ptr"][0])
+    if elem_bytes is None or address is None or address.base is None or address.coefs[1] != constant(1):
+        return None
+    base = _argument_name(fn, address.base, aligned=True)
+    row_stride = _row_stride(fn, tiles, address.coefs[0], elem_bytes)
+    if base is None or row_stride is None:
+        return None
+    coords = _split(address.const, address.coefs[0])
+    limits = tiles.limits(seg["mask"][0]) if seg["mask"] else {}
+    if coords is None or limits is None:
+        return None
+    extents, nonnegative = [], []
+    for dim, coord in enumerate(coords):
+        ranged = address.ranges.get(dim)
+        checked = ranged is not None and ranged[0] == coord  # 0 <= coord by the remainder's test
+        if dim in limits:
+            extent = poly_add(limits[dim], coord)
+        elif checked:
+            extent = tiles.scalar(ranged[1])
+        else:
+            return None  # unbounded: no extent to encode
+        if extent is None or not all(
+            _argument_name(fn, tiles.atoms[a]) for m in extent for a in m if a != ITER
+        ):
+            return None
+        if not tiles.top_level(extent):
+            return None
+        if not (checked or _nonnegative(tiles, coord)):
+            if not tiles.top_level(coord):
+                return None
+            nonnegative.append(coord)
+        extents.append(extent)
+    return _Plan(load, tiles, coords, tuple(extents), base, row_stride, nonnegative)
+
+
+def _facts_slice(plan: _Plan, positions: dict) -> set | None:
+    """The top-level scalar ops the plan's run-time tests read (hoisted before the test), or None
+    when some are not pure."""
+    found = set()
+    for rem in plan.tiles.remainders:
+        for v in rem.operands:
+            if _pure_slice(v, positions, found) is None:
+                return None
+    for atom in plan.atoms_of([*plan.extents, *plan.nonnegative]):
+        if _pure_slice(atom, positions, found) is None:
+            return None
+    return scalar_part(found)
+
+
+def _split(offset: dict, row_stride: dict) -> tuple | None:
+    """(row, col) with offset = row * row_stride + col: the monomials holding the row stride's atom
+    (or, for a constant stride, a multiple of it) are the row's."""
+    row, col = {}, {}
+    stride = as_constant(row_stride)
+    if stride is None:
+        ((atom,),) = row_stride  # _row_stride made sure of one atom
+        for m, c in offset.items():
+            if atom in m:
+                rest = list(m)
+                rest.remove(atom)
+                row[tuple(rest)] = c
+            else:
+                col[m] = c
+    else:
+        for m, c in offset.items():
+            if c % stride == 0:
+                row[m] = c // stride
+            else:
+                col[m] = c
+    return row, col
+
+
+def _row_stride(fn, tiles: AffineTiles, coef: dict, elem_bytes: int):
+    """The row stride of a row-major tile as an argument's name or an int, when tensor maps can
+    use it (16-byte multiples), else None."""
+    value = as_constant(coef)
+    if value is not None:
+        return value if value > 0 and value * elem_bytes % 16 == 0 else None
+    if len(coef) != 1:
+        return None
+    ((monomial, c),) = coef.items()
+    if c != 1 or len(monomial) != 1 or monomial[0] == ITER:
+        return None
+    return _argument_name(fn, tiles.atoms[monomial[0]], aligned=True)
+
+
+def _nonnegative(tiles: AffineTiles, p: dict) -> bool:
+    """`p` is >= 0 for every program and iteration: positive coefficients of ITER and program ids."""
+    for m, c in p.items():
+        if c < 0:
+            return False
+        for a in m:
+            if a == ITER:
+                continue
+            op = defining_op(tiles.atoms[a])
+            if op is None or op.name not in _NONNEGATIVE_ATOMS:
+                return False
+    return True
+
+
+def _argument_name(fn: ir.Operation, value: ir.Value, aligned: bool = False) -> str | None:
+    """The name of kernel argument `value` (divisible by 16 for `aligned`), else None."""
+    if not isinstance(value.owner, ir.Block) or value.owner.owner.operation != fn:
+        return None
+    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
+    if aligned and (
+        "tile.divisibility" not in attrs or ir.IntegerAttr(attrs["tile.divisibility"]).value % 16
+    ):
+        return None
+    return ir.StringAttr(attrs["tile.name"]).value if "tile.name" in attrs else None
+
+
+def _element_bytes(t: ir.Type) -> int | None:
+    bits = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}.get(str(t))
+    return None if bits is None else bits // 8
+
+
+# -- building the tests and the copies ------------------------------------------------------------
+
+
+def _at_least(plan: _Plan, p: dict, low: int) -> ir.Value:
+    """i1 at the insertion point: the polynomial `p` (top-level values only) is >= low."""
+    value = _materialize(plan, p, lambda v: v, None)
+    low_value = arith.ConstantOp(value.type, low).result
+    return arith.cmpi(arith.CmpIPredicate.sge, value, low_value)
+
+
+def _materialize(
+    plan: _Plan, p: dict, mapped, iteration: ir.Value | None, width: int | None = None
+) -> ir.Value:
+    """The polynomial `p` computed at the insertion point, atoms through `mapped`, ITER as
+    `iteration`; in `width` bits (default: the widest atom's, at least 32)."""
+    atoms = {a: mapped(plan.tiles.atoms[a]) for m in p for a in m if a != ITER}
+    if width is None:
+        width = max([32, *(ir.IntegerType(v.type).width for v in atoms.values())])
+    t = ir.IntegerType.get_signless(width)
+
+    def cast(v):
+        w = ir.IntegerType(v.type).width
+        return v if w == width else arith.extsi(t, v) if w < width else arith.trunci(t, v)
+
+    total = None
+    for m, c in sorted(p.items()):
+        factors = [cast(iteration if a == ITER else atoms[a]) for a in m]
+        term = factors[0] if factors else arith.ConstantOp(t, c).result
+        for factor in factors[1:]:
+            term = arith.muli(term, factor)
+        if factors and c != 1:
+            term = arith.muli(term, arith.ConstantOp(t, c).result)
+        total = term if total is None else arith.addi(total, term)
+    return total if total is not None else arith.ConstantOp(t, 0).result
+
+
+def _attach(plan: _Plan, load: ir.Operation, mapping: dict) -> None:
+    """The copy of the plan's load in the then block gets its coordinates and array."""
+    del load.attributes[_TAG]
+    loop = load.parent
+    with load.location, ir.InsertionPoint(load):
+        iteration = _iteration(loop)
+        mapped = lambda v: mapping.get(v, v)  # noqa: E731
+        coords = [_materialize(plan, p, mapped, iteration, 32) for p in plan.coords]
+        text = format_array(
+            {"base": plan.base, "rows": _expression(plan, plan.extents[0]),
+             "cols": _expression(plan, plan.extents[1]), "row_stride": plan.row_stride}
+        )  # fmt: skip
+        seg = segments(load)
+        attrs = {name: load.attributes[name] for name in load.attributes}
+        attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, len(seg["mask"]), len(seg["other"]), 2])
+        attrs["descriptor"] = ir.StringAttr.get(text)
+        operands = [*seg["ptr"], *seg["mask"], *seg["other"], *coords]
+        new = ir.Operation.create(
+            "tile.load", results=[load.results[0].type], operands=operands, attributes=attrs
+        )
+    load.results[0].replace_all_uses_with(new.results[0])
+    load.erase()
+
+
+def _iteration(loop) -> ir.Value:
+    """The loop's iteration number (i32) at the insertion point: (iv - lb) / step."""
+    loop = loop.operation if hasattr(loop, "operation") else loop
+    iv = loop.regions[0].blocks[0].arguments[0]
+    lb, step = loop.operands[0], loop.operands[2]
+    i32 = ir.IntegerType.get_signless(32)
+    if _constant(lb) == 0 and _constant(step) == 1:
+        value = iv
+    else:
+        value = arith.divsi(arith.subi(iv, lb), step)
+    if value.type != i32:
+        value = arith.trunci(i32, value) if ir.IntegerType(value.type).width > 32 else arith.extsi(i32, value)
+    return value
+
+
+def _constant(v: ir.Value) -> int | None:
+    op = defining_op(v)
+    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.IntegerAttr):
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def _expression(plan: _Plan, p: dict):
+    """A polynomial of arguments as kernel_arrays' part: a name, an int, or nested add/mul."""
+    atoms = {a: plan.tiles.atoms[a] for m in p for a in m}
+    bits = max([32, *(ir.IntegerType(v.type).width for v in atoms.values())])
+    fn = plan.tiles.fn
+
+    def term(m, c):
+        parts = [_argument_name(fn, atoms[a]) for a in m]
+        if c != 1 or not parts:
+            parts.insert(0, c)
+        out = parts[0]
+        for part in parts[1:]:
+            out = {"op": "mul", "bits": bits, "args": [out, part]}
+        return out
+
+    terms = [term(m, c) for m, c in sorted(p.items())]
+    if not terms:
+        return 0
+    out = terms[0]
+    for t in terms[1:]:
+        out = {"op": "add", "bits": bits, "args": [out, t]}
+    return out
