@@ -108,9 +108,14 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
         for rem in dict.fromkeys(r for plan in plans for r in plan.tiles.remainders):
             wrapped[rem] = remainder_is_identity(rem)
         plans = [plan for plan in plans if all(wrapped[r] is not None for r in plan.tiles.remainders)]
+        tested = set()  # the extents already tested, as kernel_arrays' text
         for plan in plans:
             facts += [wrapped[r] for r in plan.tiles.remainders]
-            facts += [_at_least(plan, extent, 1) for extent in plan.extents]
+            for extent in plan.extents:
+                text = str(_expression(plan, extent))
+                if text not in tested:
+                    tested.add(text)
+                    facts.append(_at_least(plan, extent, 1))
             facts += [_at_least(plan, coord, 0) for coord in plan.nonnegative]
         if not plans:
             return  # (the tests' dead arithmetic goes with canonicalization)

@@ -1,0 +1,223 @@
+// RUN: tilec-opt %s --split-input-file -p 'tile-pointer-tensor-copies{num-warps=4}' | FileCheck %s
+
+// Triton's matmul: A's rows wrap with `% M`, K is masked with `offs_k < K - k * 16`, B's columns
+// with `< N`. The loads are boxes of A [M, K] and B [K, N] when the rows do not wrap: the test
+// (0 <= pid * 64, pid * 64 + 63 < M, then every extent >= 1: M, K, N), and in the then-branch the
+// body without the remainder whose loads carry their arrays and coordinates (A at row pid * 64,
+// column 16 k; B at row 16 k, column 0); the else-branch is the body as it was.
+// CHECK-LABEL: func.func @mm
+// CHECK: %[[PID:.*]] = "tile.program_id"
+// CHECK: %[[ROW:.*]] = arith.muli %[[PID]], %{{.*}} : i32
+// CHECK: %[[LOW:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[HIGH:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.andi %[[LOW]], %[[HIGH]] : i1
+// CHECK-DAG: arith.cmpi sge, %arg3, %{{.*}} : i32
+// CHECK-DAG: arith.cmpi sge, %arg5, %{{.*}} : i32
+// CHECK-DAG: arith.cmpi sge, %arg4, %{{.*}} : i32
+// CHECK: scf.if %{{.*}} {
+// CHECK-NOT: arith.remsi
+// CHECK: scf.for %[[K:.*]] = %c0_i32 to
+// CHECK: %[[A_ROW:.*]] = arith.muli %[[PID]], %{{.*}} : i32
+// CHECK: %[[A_COL:.*]] = arith.muli %[[K]], %{{.*}} : i32
+// CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}, %[[A_ROW]], %[[A_COL]]) {descriptor = "array base=a_ptr rows=M cols=K row_stride=stride_am", operandSegmentSizes = array<i32: 1, 1, 1, 2>}
+// CHECK: arith.andi %{{.*}}, %{{.*}} : tensor<16x16xi1>
+// CHECK: %[[B_ROW:.*]] = arith.muli %[[K]], %{{.*}} : i32
+// CHECK: %[[B_COL:.*]] = arith.constant 0 : i32
+// CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}, %[[B_ROW]], %[[B_COL]]) {descriptor = "array base=b_ptr rows=K cols=N row_stride=16", operandSegmentSizes = array<i32: 1, 1, 1, 2>}
+// CHECK: "tile.dot"
+// CHECK: } else {
+// CHECK: arith.remsi %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK-NOT: descriptor
+// CHECK: "tile.dot"
+module {
+  func.func @mm(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}) attributes {tile.kernel} {
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c64_i32 = arith.constant 64 : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+    %3 = "tile.splat"(%1) : (i32) -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = "tile.splat"(%arg3) : (i32) -> tensor<64xi32>
+    %6 = arith.remsi %4, %5 : tensor<64xi32>
+    %7 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+    %8 = "tile.expand_dims"(%6) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %9 = "tile.splat"(%arg6) : (i32) -> tensor<64x1xi32>
+    %10 = arith.muli %8, %9 : tensor<64x1xi32>
+    %11 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %12 = "tile.addptr"(%11, %10) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %13 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+    %14 = "tile.broadcast"(%12) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x16x!tile.ptr<f16>>
+    %15 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+    %16 = "tile.addptr"(%14, %15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+    %17 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+    %c16_i32 = arith.constant 16 : i32
+    %cst = arith.constant dense<16> : tensor<16x1xi32>
+    %18 = arith.muli %17, %cst : tensor<16x1xi32>
+    %19 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<16x1x!tile.ptr<f16>>
+    %20 = "tile.addptr"(%19, %18) : (tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>) -> tensor<16x1x!tile.ptr<f16>>
+    %21 = "tile.broadcast"(%20) : (tensor<16x1x!tile.ptr<f16>>) -> tensor<16x16x!tile.ptr<f16>>
+    %22 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %23 = "tile.addptr"(%21, %22) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x16xf32>
+    %c16_i32_1 = arith.constant 16 : i32
+    %24 = arith.addi %arg5, %c16_i32_1 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %25 = arith.subi %24, %c1_i32 : i32
+    %c16_i32_2 = arith.constant 16 : i32
+    %26 = arith.divsi %25, %c16_i32_2 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32_3 = arith.constant 1 : i32
+    %27:3 = scf.for %arg7 = %c0_i32 to %26 step %c1_i32_3 iter_args(%arg8 = %cst_0, %arg9 = %16, %arg10 = %23) -> (tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>)  : i32 {
+      %37 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %c16_i32_8 = arith.constant 16 : i32
+      %38 = arith.muli %arg7, %c16_i32_8 : i32
+      %39 = arith.subi %arg5, %38 : i32
+      %40 = "tile.splat"(%39) : (i32) -> tensor<1x16xi32>
+      %41 = arith.cmpi slt, %37, %40 : tensor<1x16xi32>
+      %42 = "tile.broadcast"(%41) : (tensor<1x16xi1>) -> tensor<64x16xi1>
+      %cst_9 = arith.constant 0.000000e+00 : f16
+      %cst_10 = arith.constant dense<0.000000e+00> : tensor<64x16xf16>
+      %43 = "tile.load"(%arg9, %42, %cst_10) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi1>, tensor<64x16xf16>) -> tensor<64x16xf16>
+      %44 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+      %c16_i32_11 = arith.constant 16 : i32
+      %45 = arith.muli %arg7, %c16_i32_11 : i32
+      %46 = arith.subi %arg5, %45 : i32
+      %47 = "tile.splat"(%46) : (i32) -> tensor<16x1xi32>
+      %48 = arith.cmpi slt, %44, %47 : tensor<16x1xi32>
+      %49 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+      %50 = "tile.expand_dims"(%49) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %51 = "tile.splat"(%arg4) : (i32) -> tensor<1x16xi32>
+      %52 = arith.cmpi slt, %50, %51 : tensor<1x16xi32>
+      %53 = "tile.broadcast"(%48) : (tensor<16x1xi1>) -> tensor<16x16xi1>
+      %54 = "tile.broadcast"(%52) : (tensor<1x16xi1>) -> tensor<16x16xi1>
+      %55 = arith.andi %53, %54 : tensor<16x16xi1>
+      %cst_12 = arith.constant 0.000000e+00 : f16
+      %cst_13 = arith.constant dense<0.000000e+00> : tensor<16x16xf16>
+      %56 = "tile.load"(%arg10, %55, %cst_13) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+      %57 = "tile.dot"(%43, %56, %arg8) {input_precision = "ieee"} : (tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf32>
+      %c16_i32_14 = arith.constant 16 : i32
+      %cst_15 = arith.constant dense<16> : tensor<64x16xi32>
+      %58 = "tile.addptr"(%arg9, %cst_15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+      %c256_i32 = arith.constant 256 : i32
+      %cst_16 = arith.constant dense<256> : tensor<16x16xi32>
+      %59 = "tile.addptr"(%arg10, %cst_16) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+      scf.yield %57, %58, %59 : tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>
+    }
+    %c64_i32_4 = arith.constant 64 : i32
+    %28 = arith.muli %0, %c64_i32_4 : i32
+    %c16_i32_5 = arith.constant 16 : i32
+    %29 = arith.muli %28, %c16_i32_5 : i32
+    %30 = "tile.addptr"(%arg2, %29) : (!tile.ptr<f32>, i32) -> !tile.ptr<f32>
+    %31 = "tile.expand_dims"(%2) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c16_i32_6 = arith.constant 16 : i32
+    %cst_7 = arith.constant dense<16> : tensor<64x1xi32>
+    %32 = arith.muli %31, %cst_7 : tensor<64x1xi32>
+    %33 = "tile.splat"(%30) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+    %34 = "tile.addptr"(%33, %32) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+    %35 = "tile.broadcast"(%34) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x16x!tile.ptr<f32>>
+    %36 = "tile.addptr"(%35, %15) : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f32>>
+    "tile.store"(%36, %27#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A's mask compares the first column (`offs_k < K`), not the advanced one, with K: no extent of
+// A's array zero-fills exactly where that mask is false, so A keeps its pointers in both copies;
+// B still reads boxes of [K, N].
+// CHECK-LABEL: func.func @not_a_bound
+// CHECK: scf.if
+// CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}) {operandSegmentSizes = array<i32: 1, 1, 1, 0>}
+// CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {descriptor = "array base=b_ptr rows=K cols=N row_stride=16"
+module {
+  func.func @not_a_bound(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}) attributes {tile.kernel} {
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c64_i32 = arith.constant 64 : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+    %3 = "tile.splat"(%1) : (i32) -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = "tile.splat"(%arg3) : (i32) -> tensor<64xi32>
+    %6 = arith.remsi %4, %5 : tensor<64xi32>
+    %7 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+    %8 = "tile.expand_dims"(%6) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %9 = "tile.splat"(%arg6) : (i32) -> tensor<64x1xi32>
+    %10 = arith.muli %8, %9 : tensor<64x1xi32>
+    %11 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %12 = "tile.addptr"(%11, %10) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %13 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+    %14 = "tile.broadcast"(%12) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x16x!tile.ptr<f16>>
+    %15 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+    %16 = "tile.addptr"(%14, %15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+    %17 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+    %c16_i32 = arith.constant 16 : i32
+    %cst = arith.constant dense<16> : tensor<16x1xi32>
+    %18 = arith.muli %17, %cst : tensor<16x1xi32>
+    %19 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<16x1x!tile.ptr<f16>>
+    %20 = "tile.addptr"(%19, %18) : (tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>) -> tensor<16x1x!tile.ptr<f16>>
+    %21 = "tile.broadcast"(%20) : (tensor<16x1x!tile.ptr<f16>>) -> tensor<16x16x!tile.ptr<f16>>
+    %22 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %23 = "tile.addptr"(%21, %22) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x16xf32>
+    %c16_i32_1 = arith.constant 16 : i32
+    %24 = arith.addi %arg5, %c16_i32_1 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %25 = arith.subi %24, %c1_i32 : i32
+    %c16_i32_2 = arith.constant 16 : i32
+    %26 = arith.divsi %25, %c16_i32_2 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32_3 = arith.constant 1 : i32
+    %27:3 = scf.for %arg7 = %c0_i32 to %26 step %c1_i32_3 iter_args(%arg8 = %cst_0, %arg9 = %16, %arg10 = %23) -> (tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>)  : i32 {
+      %37 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %c16_i32_8 = arith.constant 16 : i32
+      %38 = arith.muli %arg7, %c16_i32_8 : i32
+      %39 = arith.subi %arg5, %38 : i32
+      %40 = "tile.splat"(%arg5) : (i32) -> tensor<1x16xi32>
+      %41 = arith.cmpi slt, %37, %40 : tensor<1x16xi32>
+      %42 = "tile.broadcast"(%41) : (tensor<1x16xi1>) -> tensor<64x16xi1>
+      %cst_9 = arith.constant 0.000000e+00 : f16
+      %cst_10 = arith.constant dense<0.000000e+00> : tensor<64x16xf16>
+      %43 = "tile.load"(%arg9, %42, %cst_10) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi1>, tensor<64x16xf16>) -> tensor<64x16xf16>
+      %44 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+      %c16_i32_11 = arith.constant 16 : i32
+      %45 = arith.muli %arg7, %c16_i32_11 : i32
+      %46 = arith.subi %arg5, %45 : i32
+      %47 = "tile.splat"(%46) : (i32) -> tensor<16x1xi32>
+      %48 = arith.cmpi slt, %44, %47 : tensor<16x1xi32>
+      %49 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+      %50 = "tile.expand_dims"(%49) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %51 = "tile.splat"(%arg4) : (i32) -> tensor<1x16xi32>
+      %52 = arith.cmpi slt, %50, %51 : tensor<1x16xi32>
+      %53 = "tile.broadcast"(%48) : (tensor<16x1xi1>) -> tensor<16x16xi1>
+      %54 = "tile.broadcast"(%52) : (tensor<1x16xi1>) -> tensor<16x16xi1>
+      %55 = arith.andi %53, %54 : tensor<16x16xi1>
+      %cst_12 = arith.constant 0.000000e+00 : f16
+      %cst_13 = arith.constant dense<0.000000e+00> : tensor<16x16xf16>
+      %56 = "tile.load"(%arg10, %55, %cst_13) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+      %57 = "tile.dot"(%43, %56, %arg8) {input_precision = "ieee"} : (tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf32>
+      %c16_i32_14 = arith.constant 16 : i32
+      %cst_15 = arith.constant dense<16> : tensor<64x16xi32>
+      %58 = "tile.addptr"(%arg9, %cst_15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+      %c256_i32 = arith.constant 256 : i32
+      %cst_16 = arith.constant dense<256> : tensor<16x16xi32>
+      %59 = "tile.addptr"(%arg10, %cst_16) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+      scf.yield %57, %58, %59 : tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>
+    }
+    %c64_i32_4 = arith.constant 64 : i32
+    %28 = arith.muli %0, %c64_i32_4 : i32
+    %c16_i32_5 = arith.constant 16 : i32
+    %29 = arith.muli %28, %c16_i32_5 : i32
+    %30 = "tile.addptr"(%arg2, %29) : (!tile.ptr<f32>, i32) -> !tile.ptr<f32>
+    %31 = "tile.expand_dims"(%2) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c16_i32_6 = arith.constant 16 : i32
+    %cst_7 = arith.constant dense<16> : tensor<64x1xi32>
+    %32 = arith.muli %31, %cst_7 : tensor<64x1xi32>
+    %33 = "tile.splat"(%30) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+    %34 = "tile.addptr"(%33, %32) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+    %35 = "tile.broadcast"(%34) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x16x!tile.ptr<f32>>
+    %36 = "tile.addptr"(%35, %15) : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f32>>
+    "tile.store"(%36, %27#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xf32>) -> ()
+    return
+  }
+}

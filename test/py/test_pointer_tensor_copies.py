@@ -1,0 +1,221 @@
+"""Pointer-arithmetic matmuls by tensor copies on sm_90a (tile-pointer-tensor-copies): Triton's
+matmul tutorial (rows wrapped with `% M`, K masked), its masked variant, and the kernels whose loads
+cannot be read as boxes of an array (their tiles keep cp.async or registers). In CI the sm_90a code;
+on a GPU the results against torch, on shapes where the edge programs take the body's other copy."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from gpu_launch import needs_gpu
+
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def matmul_wrapped(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+):  # fmt: skip
+    """Triton's matmul tutorial: grouped programs, rows and columns wrapped with `%`, K masked."""
+    pid = tl.program_id(0)
+    num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    group = pid // (GROUP_M * num_n)
+    first_m = group * GROUP_M
+    size_m = min(num_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % (GROUP_M * num_n)) % size_m
+    pid_n = (pid % (GROUP_M * num_n)) // size_m
+    offs_m = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_n = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK * stride_ak
+        b_ptrs += BK * stride_bk
+    rows = pid_m * BM + tl.arange(0, BM)
+    cols = pid_n * BN + tl.arange(0, BN)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(
+        c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty), mask
+    )
+
+
+@tilec.jit
+def matmul_masked(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, SHIFT: tl.constexpr,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, K_MARGIN: tl.constexpr = 0,
+    A_SCALAR_TEST: tl.constexpr = False,
+):  # fmt: skip
+    """Rows and columns masked instead of wrapped, K walked by the induction variable (not by
+    carried pointers); SHIFT moves every program's rows up by that many (rows < 0 read what lies
+    before A: the body's other copy, since a tensor copy would fill them with zeros). K_MARGIN
+    leaves A's last columns out (the extent K - K_MARGIN); A_SCALAR_TEST adds a test of the whole
+    tile (`k >= 0`, always true) to A's mask: not a bound of A's array."""
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM) - SHIFT
+    rn = pid_n * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a_mask = (rm[:, None] < M) & (rk[None, :] < K - K_MARGIN)
+        if A_SCALAR_TEST:
+            a_mask = a_mask & (k >= 0)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :], mask=a_mask, other=0.0)
+        b = tl.load(
+            b_ptr + rk[:, None] * stride_bk + rn[None, :],
+            mask=(rk[:, None] < K) & (rn[None, :] < N),
+            other=0.0,
+        )
+        acc = tl.dot(a, b, acc)
+    rm = pid_m * BM + tl.arange(0, BM)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(c_ptr.dtype.element_ty), mask)
+
+
+WRAPPED = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
+ALIGNED = "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16,i32:16,i32:16,i32:16"  # M ragged
+
+
+def _wrapped_sm90(signature=ALIGNED, **constexprs):
+    return tilec.compile(
+        matmul_wrapped, signature=signature, constexprs={**WRAPPED, **constexprs},
+        target="sm_90a", num_warps=8, num_stages=3,
+    )  # fmt: skip
+
+
+def _maps(compiled) -> list:
+    names = compiled.arg_names
+    return [
+        (names[m["base"]], names[m["rows"][1]], names[m["cols"][1]], names[m["row_stride"][1]])
+        for m in compiled.metadata.get("tensor_maps", [])
+    ]
+
+
+def test_tutorial_matmul_copies_by_tma_where_no_offset_wraps():
+    """The tutorial's loads are boxes of A [M, K] and B [K, N] when no offset wraps: that copy of the
+    body streams them by tensor copies, the other (the last programs along M or N) by cp.async."""
+    compiled = _wrapped_sm90()
+    ptx = compiled.asm["ptx"]
+    assert _maps(compiled) == [("a_ptr", "M", "K", "stride_am"), ("b_ptr", "K", "N", "stride_bk")]
+    # prologue (2 iterations) and loop: A one 128-byte band, B two
+    assert ptx.count("cp.async.bulk.tensor.2d") == 3 * (1 + 2)
+    assert re.search(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16,", ptx)
+    assert ptx.count("wgmma.mma_async") >= 2  # one loop in each copy
+    # the two copies' rings share shared memory: four buffers of A's and B's tiles, not eight
+    assert compiled.metadata["shared"] < 4 * (128 * 64 + 64 * 128) * 2 * 1.05
+
+
+def test_masked_matmul_copies_by_tma():
+    """Masks that are the arrays' bounds (`rm < M`, `rk < K` with rk = k + arange: the extent K,
+    the column k) and no remainder: the copy runs when its coordinates cannot be negative."""
+    compiled = tilec.compile(
+        matmul_masked, signature="*bf16:16,*bf16:16,*fp32:16,i32,i32,i32,i32:16,i32:16,i32:16",
+        constexprs={"SHIFT": 0, "BM": 128, "BN": 128, "BK": 64}, target="sm_90a", num_warps=8,
+    )  # fmt: skip
+    assert _maps(compiled) == [("a_ptr", "M", "K", "stride_am"), ("b_ptr", "K", "N", "stride_bk")]
+    assert "cp.async.bulk.tensor.2d" in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize(
+    "signature, constexprs, expected",
+    [
+        # A's row stride not known divisible by 16: only B
+        ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32:16,i32:16", {}, [("b_ptr", "K", "N", "stride_bk")]),
+        # B's row stride not known divisible by 16: B cannot, and a dot's ring needs its B
+        ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32,i32:16", {}, []),
+        # A column-major (stride_ak an argument, stride_am 1): not a row-major box
+        ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:16,i32:16", {"stride_am": 1, "stride_ak": None},
+         [("b_ptr", "K", "N", "stride_bk")]),
+    ],
+)  # fmt: skip
+def test_loads_that_are_not_boxes_keep_their_copies(signature, constexprs, expected):
+    merged = {**WRAPPED, **constexprs}
+    merged = {k: v for k, v in merged.items() if v is not None}
+    compiled = tilec.compile(
+        matmul_wrapped, signature=signature, constexprs=merged, target="sm_90a", num_warps=8, num_stages=3
+    )
+    assert _maps(compiled) == expected
+    assert "wgmma.mma_async" in compiled.asm["ptx"]
+
+
+MASKED = "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:16,i32:16"
+
+
+def test_masks_that_are_not_bounds_keep_their_copies():
+    """`rk < K - 8` is a bound (the extent K - 8, an expression the launcher evaluates); a test of
+    the whole tile (`k >= 0`) in A's mask is not one, so A keeps cp.async (B still streams by
+    tensor copies); with TILEC_NO_TMA=1 nothing is raised."""
+    base = {"SHIFT": 0, "BM": 128, "BN": 64, "BK": 64}
+    margin = tilec.compile(
+        matmul_masked, signature=MASKED, constexprs={**base, "K_MARGIN": 8}, target="sm_90a"
+    )
+    (a_map, _) = margin.metadata["tensor_maps"]
+    assert a_map["descriptor"] == "array base=a_ptr rows=M cols=add.i32(-8,K) row_stride=stride_am"
+    scalar = tilec.compile(
+        matmul_masked, signature=MASKED, constexprs={**base, "A_SCALAR_TEST": True}, target="sm_90a"
+    )
+    assert _maps(scalar) == [("b_ptr", "K", "N", "stride_bk")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TILEC_NO_TMA", "1")
+        plain = tilec.compile(matmul_masked, signature=MASKED, constexprs=base, target="sm_90a")
+    assert "tensor_maps" not in plain.metadata and "cp.async.bulk" not in plain.asm["ptx"]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "M,N,K", [(512, 512, 512), (300, 200, 136), (1000, 784, 520), (128, 4096, 64), (70, 130, 1000)]
+)
+def test_tutorial_matmul_on_gpu(dtype, M, N, K):
+    """Both copies of the body run: programs whose rows and columns do not wrap read by tensor
+    copies, the last ones along M and N by cp.async (or registers where the strides are not
+    multiples of 16 elements); ragged K reads zeros past K either way."""
+    import torch
+
+    torch.manual_seed(0)
+    t = getattr(torch, dtype)
+    a = torch.randn(M, K, device="cuda", dtype=t)
+    b = torch.randn(K, N, device="cuda", dtype=t)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=t)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride())
+    matmul_wrapped[grid](*args, BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3)
+    kernel = matmul_wrapped.warmup(*args, BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3)
+    assert ("tensor_maps" in kernel.metadata) == (K % 16 == 0 and N % 16 == 0)
+    expected = (a.double() @ b.double()).to(t)
+    torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=0.1)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize(
+    "shift, margin, scalar_test", [(0, 0, False), (5, 0, False), (0, 8, False), (3, 0, True)]
+)
+@pytest.mark.parametrize("M,N,K", [(256, 256, 256), (200, 136, 72)])
+def test_masked_matmul_on_gpu(shift, margin, scalar_test, M, N, K):
+    """Masked rows: with SHIFT = 5 the first program's rows start at -5, which the pointers read
+    from before A (here: inside a larger buffer) and a tensor copy would zero-fill, so every
+    program whose first row is negative takes the body's other copy."""
+    import torch
+
+    torch.manual_seed(1)
+    storage = torch.randn(M + 16, K, device="cuda", dtype=torch.float16)
+    a = storage[16:]  # 16 rows (16-byte aligned) precede A
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float32)
+    grid = (tilec.cdiv(M, 64), tilec.cdiv(N, 64))
+    matmul_masked[grid](a, b, c, M, N, K, K, N, N, SHIFT=shift, BM=64, BN=64, BK=32, K_MARGIN=margin,
+                        A_SCALAR_TEST=scalar_test, num_warps=4)  # fmt: skip
+    rows = torch.arange(M, device="cuda") - shift
+    shifted = storage[16 + rows]
+    shifted[:, K - margin :] = 0
+    expected = shifted.double() @ b.double()
+    torch.testing.assert_close(c.double(), expected, rtol=2e-2, atol=0.05)
