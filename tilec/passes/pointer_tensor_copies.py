@@ -94,10 +94,11 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
         if loop.name != "scf.for":
             continue
         for loads in _dot_operand_loads(loop, num_warps, axis):
-            # a dot gets a ring only when its B streams (cp_async.py): B must go by tensor copies
+            # A ring goes by tensor copies only when all its streams do (cp_async.Ring.tma): a copy
+            # of the body for some of a dot's loads would stream them by cp.async as before.
             found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
             found = [plan for plan in found if plan is not None and _facts_slice(plan, positions) is not None]
-            if found and found[-1].load == loads[-1]:
+            if len(found) == len(loads):
                 plans += found
     if not plans:
         return
@@ -141,9 +142,10 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
 
 
 def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
-    """For each warpgroup-MMA dot in the loop's body whose B is loaded there as a row-major tile a
-    ring may stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy
-    needs none; B through tl.trans, or a 16-bit B): its operands' loads, A's (if loaded there) first."""
+    """For each warpgroup-MMA dot in the loop's body whose B is loaded there as a tile a ring may
+    stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy needs none;
+    B through tl.trans, or a 16-bit B): its operands' loads, A's (if loaded there) first. (A dot
+    gets a ring only when its B streams; an A that is not loaded in the loop goes from registers.)"""
     found = []
     for op in loop.regions[0].blocks[0].operations:
         dot = op.operation
