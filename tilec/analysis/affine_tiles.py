@@ -7,9 +7,9 @@ coefficients over scalars (tile-pointer-tensor-copies reads loads' addresses and
 integer coefficients of products of *atoms*, the scalars nothing here decomposes (kernel
 arguments, top-level values such as a program's row block) and `ITER`, the loop's iteration number
 (its induction variable is `lb + step * ITER`). Loop-carried pointers advanced by a loop-invariant
-step are `init + ITER * step`. Tiles that wrap with `x % M` are read as `x` where the caller says
-the remainder is the identity (`ranged`, or every remainder when `remainders` is allowed, which
-records those it read through): such a dimension carries the range [0, M) its offsets lie in.
+step are `init + ITER * step`. With `remainders`, a tile that wraps with `x % M` is read as `x`
+(the caller makes sure that the remainder is the identity: `remainders` lists those read through),
+and its dimension carries the range [0, M) its offsets then lie in.
 Anything else (loads, divisions, values computed in other regions) is not affine: None.
 Overflow is not modelled: the polynomials are the values the kernel computes when nothing wraps.
 """
@@ -82,10 +82,9 @@ class Form:
 class AffineTiles:
     """The affine forms of the values a loop's loads read (see the module's docstring)."""
 
-    def __init__(self, fn: ir.Operation, loop: ir.Operation, ranged: dict | None = None, remainders=False):
+    def __init__(self, fn: ir.Operation, loop: ir.Operation, remainders: bool = False):
         self.fn = fn
         self.loop = loop
-        self.ranged = ranged or {}  # tile Value -> bound Value: x, known to lie in [0, bound)
         self.allow_remainders = remainders
         self.remainders: list = []  # the arith.remsi ops read through as the identity
         self.atoms: list = [None]  # id -> Value (ITER first)
@@ -153,8 +152,6 @@ class AffineTiles:
                 return self._scalar_pointer(value)
             p = self.scalar(value)
             return None if p is None else Form((), p, ())
-        if value in self.ranged:
-            return self._ranged(value, self.ranged[value])
         splat = tile.splat_constant(value)
         if splat is not None:
             if not isinstance(splat, ir.IntegerAttr):
@@ -219,10 +216,7 @@ class AffineTiles:
 
     def _ranged(self, value: ir.Value, bound: ir.Value) -> Form | None:
         """`value` (x0 + index along one dimension), known to lie in [0, bound)."""
-        saved = self.ranged.pop(value, None)  # the form of x itself
-        inner = self._form(value)
-        if saved is not None:
-            self.ranged[value] = saved
+        inner = self.form(value)
         if inner is None:
             return None
         dim = inner.unit_dim()

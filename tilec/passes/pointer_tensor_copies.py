@@ -316,11 +316,13 @@ def _materialize(
     `iteration`; in `width` bits (default: the widest atom's, at least 32)."""
     atoms = {a: mapped(plan.tiles.atoms[a]) for m in p for a in m if a != ITER}
     if width is None:
-        width = max([32, *(ir.IntegerType(v.type).width for v in atoms.values())])
+        width = max([32, *(_width(v.type) for v in atoms.values())])
     t = ir.IntegerType.get_signless(width)
 
     def cast(v):
-        w = ir.IntegerType(v.type).width
+        if isinstance(v.type, ir.IndexType):
+            return arith.index_cast(t, v)
+        w = _width(v.type)
         return v if w == width else arith.extsi(t, v) if w < width else arith.trunci(t, v)
 
     total = None
@@ -369,9 +371,15 @@ def _iteration(loop) -> ir.Value:
         value = iv
     else:
         value = arith.divsi(arith.subi(iv, lb), step)
-    if value.type != i32:
-        value = arith.trunci(i32, value) if ir.IntegerType(value.type).width > 32 else arith.extsi(i32, value)
+    if isinstance(value.type, ir.IndexType):
+        value = arith.index_cast(i32, value)
+    elif value.type != i32:
+        value = arith.trunci(i32, value) if _width(value.type) > 32 else arith.extsi(i32, value)
     return value
+
+
+def _width(t: ir.Type) -> int:
+    return 64 if isinstance(t, ir.IndexType) else ir.IntegerType(t).width
 
 
 def _constant(v: ir.Value) -> int | None:
@@ -384,7 +392,7 @@ def _constant(v: ir.Value) -> int | None:
 def _expression(plan: _Plan, p: dict):
     """A polynomial of arguments as kernel_arrays' part: a name, an int, or nested add/mul."""
     atoms = {a: plan.tiles.atoms[a] for m in p for a in m}
-    bits = max([32, *(ir.IntegerType(v.type).width for v in atoms.values())])
+    bits = max([32, *(_width(v.type) for v in atoms.values())])
     fn = plan.tiles.fn
 
     def term(m, c):
