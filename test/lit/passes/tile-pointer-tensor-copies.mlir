@@ -221,3 +221,201 @@ module {
     return
   }
 }
+
+// -----
+
+// Rows masked (`rm < M` with rm = pid * 64 - 3 + i: the row coordinate 64 pid - 3 may be negative,
+// where the pointers read before A and a tensor copy would fill zeros: tested at run time), K
+// walked by the induction variable in steps of 16 (the iteration number is (k - 0) / 16), B's masks
+// written `rk <= K - 1` and `N > rn` (the extents K and N).
+// CHECK-LABEL: func.func @shifted
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: arith.cmpi sge, %[[ROW]], %{{.*}} : i32
+// CHECK: scf.if
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %arg5 step %[[STEP:.*]] iter_args
+// CHECK: %[[OFF:.*]] = arith.subi %[[K]], %{{.*}} : i32
+// CHECK: %[[ITER:.*]] = arith.divsi %[[OFF]], %[[STEP]] : i32
+// CHECK: %[[COL:.*]] = arith.muli %[[ITER]], %{{.*}} : i32
+// CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[COL]]) {descriptor = "array base=a_ptr rows=M cols=K row_stride=stride_am"
+// CHECK: "tile.load"({{.*}}) {descriptor = "array base=b_ptr rows=K cols=N row_stride=16"
+// CHECK: } else {
+module {
+  func.func @shifted(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}) attributes {tile.kernel} {
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c64_i32 = arith.constant 64 : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+    %3 = "tile.splat"(%1) : (i32) -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %c3_i32 = arith.constant 3 : i32
+    %cst = arith.constant dense<3> : tensor<64xi32>
+    %5 = arith.subi %4, %cst : tensor<64xi32>
+    %6 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x16xf32>
+    %c0_i32 = arith.constant 0 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %7 = scf.for %arg7 = %c0_i32 to %arg5 step %c16_i32 iter_args(%arg8 = %cst_0) -> (tensor<64x16xf32>)  : i32 {
+      %19 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+      %20 = "tile.splat"(%arg7) : (i32) -> tensor<16xi32>
+      %21 = arith.addi %20, %19 : tensor<16xi32>
+      %22 = "tile.expand_dims"(%5) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+      %23 = "tile.splat"(%arg6) : (i32) -> tensor<64x1xi32>
+      %24 = arith.muli %22, %23 : tensor<64x1xi32>
+      %25 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+      %26 = "tile.addptr"(%25, %24) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+      %27 = "tile.expand_dims"(%21) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %28 = "tile.broadcast"(%26) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x16x!tile.ptr<f16>>
+      %29 = "tile.broadcast"(%27) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+      %30 = "tile.addptr"(%28, %29) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+      %31 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+      %32 = arith.cmpi slt, %22, %31 : tensor<64x1xi32>
+      %33 = "tile.splat"(%arg5) : (i32) -> tensor<1x16xi32>
+      %34 = arith.cmpi slt, %27, %33 : tensor<1x16xi32>
+      %35 = "tile.broadcast"(%32) : (tensor<64x1xi1>) -> tensor<64x16xi1>
+      %36 = "tile.broadcast"(%34) : (tensor<1x16xi1>) -> tensor<64x16xi1>
+      %37 = arith.andi %35, %36 : tensor<64x16xi1>
+      %cst_4 = arith.constant 0.000000e+00 : f16
+      %cst_5 = arith.constant dense<0.000000e+00> : tensor<64x16xf16>
+      %38 = "tile.load"(%30, %37, %cst_5) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi1>, tensor<64x16xf16>) -> tensor<64x16xf16>
+      %39 = "tile.expand_dims"(%21) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+      %c16_i32_6 = arith.constant 16 : i32
+      %cst_7 = arith.constant dense<16> : tensor<16x1xi32>
+      %40 = arith.muli %39, %cst_7 : tensor<16x1xi32>
+      %41 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<16x1x!tile.ptr<f16>>
+      %42 = "tile.addptr"(%41, %40) : (tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>) -> tensor<16x1x!tile.ptr<f16>>
+      %43 = "tile.expand_dims"(%6) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %44 = "tile.broadcast"(%42) : (tensor<16x1x!tile.ptr<f16>>) -> tensor<16x16x!tile.ptr<f16>>
+      %45 = "tile.broadcast"(%43) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+      %46 = "tile.addptr"(%44, %45) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+      %c1_i32 = arith.constant 1 : i32
+      %47 = arith.subi %arg5, %c1_i32 : i32
+      %48 = "tile.splat"(%47) : (i32) -> tensor<16x1xi32>
+      %49 = arith.cmpi sle, %39, %48 : tensor<16x1xi32>
+      %50 = "tile.splat"(%arg4) : (i32) -> tensor<1x16xi32>
+      %51 = arith.cmpi sgt, %50, %43 : tensor<1x16xi32>
+      %52 = "tile.broadcast"(%49) : (tensor<16x1xi1>) -> tensor<16x16xi1>
+      %53 = "tile.broadcast"(%51) : (tensor<1x16xi1>) -> tensor<16x16xi1>
+      %54 = arith.andi %52, %53 : tensor<16x16xi1>
+      %cst_8 = arith.constant 0.000000e+00 : f16
+      %cst_9 = arith.constant dense<0.000000e+00> : tensor<16x16xf16>
+      %55 = "tile.load"(%46, %54, %cst_9) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+      %56 = "tile.dot"(%38, %55, %arg8) {input_precision = "ieee"} : (tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf32>
+      scf.yield %56 : tensor<64x16xf32>
+    }
+    %c64_i32_1 = arith.constant 64 : i32
+    %8 = arith.muli %0, %c64_i32_1 : i32
+    %9 = "tile.splat"(%8) : (i32) -> tensor<64xi32>
+    %10 = arith.addi %9, %2 : tensor<64xi32>
+    %11 = "tile.expand_dims"(%10) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c16_i32_2 = arith.constant 16 : i32
+    %cst_3 = arith.constant dense<16> : tensor<64x1xi32>
+    %12 = arith.muli %11, %cst_3 : tensor<64x1xi32>
+    %13 = "tile.splat"(%arg2) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+    %14 = "tile.addptr"(%13, %12) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+    %15 = "tile.expand_dims"(%6) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+    %16 = "tile.broadcast"(%14) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x16x!tile.ptr<f32>>
+    %17 = "tile.broadcast"(%15) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+    %18 = "tile.addptr"(%16, %17) : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f32>>
+    "tile.store"(%18, %7) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A's masked-off elements read as 1.0 (`other`): a tensor copy fills zeros, so nothing changes.
+// CHECK-LABEL: func.func @other_one
+// CHECK-NOT: scf.if
+// CHECK-NOT: descriptor
+// CHECK: return
+module {
+  func.func @other_one(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}) attributes {tile.kernel} {
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c64_i32 = arith.constant 64 : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+    %3 = "tile.splat"(%1) : (i32) -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = "tile.splat"(%arg3) : (i32) -> tensor<64xi32>
+    %6 = arith.remsi %4, %5 : tensor<64xi32>
+    %7 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+    %8 = "tile.expand_dims"(%6) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %9 = "tile.splat"(%arg6) : (i32) -> tensor<64x1xi32>
+    %10 = arith.muli %8, %9 : tensor<64x1xi32>
+    %11 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %12 = "tile.addptr"(%11, %10) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %13 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+    %14 = "tile.broadcast"(%12) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x16x!tile.ptr<f16>>
+    %15 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+    %16 = "tile.addptr"(%14, %15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+    %17 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+    %c16_i32 = arith.constant 16 : i32
+    %cst = arith.constant dense<16> : tensor<16x1xi32>
+    %18 = arith.muli %17, %cst : tensor<16x1xi32>
+    %19 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<16x1x!tile.ptr<f16>>
+    %20 = "tile.addptr"(%19, %18) : (tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>) -> tensor<16x1x!tile.ptr<f16>>
+    %21 = "tile.broadcast"(%20) : (tensor<16x1x!tile.ptr<f16>>) -> tensor<16x16x!tile.ptr<f16>>
+    %22 = "tile.broadcast"(%13) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %23 = "tile.addptr"(%21, %22) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x16xf32>
+    %c16_i32_1 = arith.constant 16 : i32
+    %24 = arith.addi %arg5, %c16_i32_1 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %25 = arith.subi %24, %c1_i32 : i32
+    %c16_i32_2 = arith.constant 16 : i32
+    %26 = arith.divsi %25, %c16_i32_2 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32_3 = arith.constant 1 : i32
+    %27:3 = scf.for %arg7 = %c0_i32 to %26 step %c1_i32_3 iter_args(%arg8 = %cst_0, %arg9 = %16, %arg10 = %23) -> (tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>)  : i32 {
+      %37 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %c16_i32_8 = arith.constant 16 : i32
+      %38 = arith.muli %arg7, %c16_i32_8 : i32
+      %39 = arith.subi %arg5, %38 : i32
+      %40 = "tile.splat"(%39) : (i32) -> tensor<1x16xi32>
+      %41 = arith.cmpi slt, %37, %40 : tensor<1x16xi32>
+      %42 = "tile.broadcast"(%41) : (tensor<1x16xi1>) -> tensor<64x16xi1>
+      %cst_9 = arith.constant 0.000000e+00 : f16
+      %cst_10 = arith.constant dense<1.000000e+00> : tensor<64x16xf16>
+      %43 = "tile.load"(%arg9, %42, %cst_10) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi1>, tensor<64x16xf16>) -> tensor<64x16xf16>
+      %44 = "tile.expand_dims"(%7) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+      %c16_i32_11 = arith.constant 16 : i32
+      %45 = arith.muli %arg7, %c16_i32_11 : i32
+      %46 = arith.subi %arg5, %45 : i32
+      %47 = "tile.splat"(%46) : (i32) -> tensor<16x1xi32>
+      %48 = arith.cmpi slt, %44, %47 : tensor<16x1xi32>
+      %49 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+      %50 = "tile.expand_dims"(%49) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %51 = "tile.splat"(%arg4) : (i32) -> tensor<1x16xi32>
+      %52 = arith.cmpi slt, %50, %51 : tensor<1x16xi32>
+      %53 = "tile.broadcast"(%48) : (tensor<16x1xi1>) -> tensor<16x16xi1>
+      %54 = "tile.broadcast"(%52) : (tensor<1x16xi1>) -> tensor<16x16xi1>
+      %55 = arith.andi %53, %54 : tensor<16x16xi1>
+      %cst_12 = arith.constant 0.000000e+00 : f16
+      %cst_13 = arith.constant dense<0.000000e+00> : tensor<16x16xf16>
+      %56 = "tile.load"(%arg10, %55, %cst_13) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+      %57 = "tile.dot"(%43, %56, %arg8) {input_precision = "ieee"} : (tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf32>
+      %c16_i32_14 = arith.constant 16 : i32
+      %cst_15 = arith.constant dense<16> : tensor<64x16xi32>
+      %58 = "tile.addptr"(%arg9, %cst_15) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+      %c256_i32 = arith.constant 256 : i32
+      %cst_16 = arith.constant dense<256> : tensor<16x16xi32>
+      %59 = "tile.addptr"(%arg10, %cst_16) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+      scf.yield %57, %58, %59 : tensor<64x16xf32>, tensor<64x16x!tile.ptr<f16>>, tensor<16x16x!tile.ptr<f16>>
+    }
+    %c64_i32_4 = arith.constant 64 : i32
+    %28 = arith.muli %0, %c64_i32_4 : i32
+    %c16_i32_5 = arith.constant 16 : i32
+    %29 = arith.muli %28, %c16_i32_5 : i32
+    %30 = "tile.addptr"(%arg2, %29) : (!tile.ptr<f32>, i32) -> !tile.ptr<f32>
+    %31 = "tile.expand_dims"(%2) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c16_i32_6 = arith.constant 16 : i32
+    %cst_7 = arith.constant dense<16> : tensor<64x1xi32>
+    %32 = arith.muli %31, %cst_7 : tensor<64x1xi32>
+    %33 = "tile.splat"(%30) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+    %34 = "tile.addptr"(%33, %32) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+    %35 = "tile.broadcast"(%34) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x16x!tile.ptr<f32>>
+    %36 = "tile.addptr"(%35, %15) : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f32>>
+    "tile.store"(%36, %27#0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xf32>) -> ()
+    return
+  }
+}
