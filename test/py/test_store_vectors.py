@@ -94,11 +94,16 @@ def test_accumulator_stores_are_wide(inputs, out, target, config, width):
     stores = _store_bytes(ptx)
     assert set(stores) == {width}, stores
     per_thread = bm * bn * BYTES[out] // (warps * 32)
-    assert len(stores) == per_thread // width  # every element stored once, in vectors
+    # on sm_90a the kernel's body runs in two copies where its loads go by tensor copies
+    # (tile-pointer-tensor-copies), each with its epilogue, unless LLVM merges their tails
+    copies = (1, 2) if "tensor_maps" in compiled.metadata else (1,)
+    assert len(stores) in [c * per_thread // width for c in copies]  # every element once, in vectors
     assert "shfl.sync.bfly" in ptx
     if inputs != "i8" and out in ("fp16", "bf16"):  # the fp32 accumulator rounded two at a time
         kind = "f16" if out == "fp16" else "bf16"
-        assert ptx.count(f"cvt.rn.{kind}x2.f32") == per_thread // 4  # 2 values of 2 bytes each
+        assert ptx.count(f"cvt.rn.{kind}x2.f32") in [
+            c * per_thread // 4 for c in copies
+        ]  # 2 values of 2 bytes
         assert f"cvt.rn.{kind}.f32" not in ptx
     if shutil.which("ptxas"):
         assert "cubin" in compiled.asm

@@ -9,7 +9,7 @@
 // CHECK: "wgmma.fence.sync.aligned;"
 // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: "wgmma.commit_group.sync.aligned;"
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;{{( // drain loop [0-9]+)?}}"
 // TWO-LABEL: gpu.func @dot_f16
 // TWO-NOT: wgmma
 // TWO: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
@@ -31,7 +31,7 @@ func.func @dot_f16(%x: f16, %y: f16) attributes {tile.kernel} {
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK: scf.yield
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;{{( // drain loop [0-9]+)?}}"
 // CHECK-NEXT: llvm.extractvalue
 func.func @dot_loop(%x: bf16, %y: bf16, %n: i32) attributes {tile.kernel} {
   %a = "tile.splat"(%x) : (bf16) -> tensor<64x16xbf16>
@@ -60,13 +60,13 @@ func.func @dot_loop(%x: bf16, %y: bf16, %n: i32) attributes {tile.kernel} {
 // CHECK: "fence.proxy.async.shared::cta;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;{{( // drain loop [0-9]+)?}}"
 // CHECK-NOT: gpu.barrier
 // CHECK: llvm.store
 // CHECK: "fence.proxy.async.shared::cta;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, {$16, $17, $18, $19}, $20, p, 1, 1, 1;
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;{{( // drain loop [0-9]+)?}}"
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 func.func @two_dots(%x: f16, %y: f16, %n: i32) attributes {tile.kernel} {
@@ -126,7 +126,7 @@ func.func @store_accumulator(%x: f16, %y: f16, %c: !tile.ptr<f16> {tile.divisibi
 // CHECK-LABEL: gpu.func @dot_tf32
 // CHECK: "wgmma.fence.sync.aligned;"
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1; }
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;{{( // drain loop [0-9]+)?}}"
 // CHECK-NOT: wgmma.mma_async
 // CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // TWO-LABEL: gpu.func @dot_tf32
