@@ -89,7 +89,7 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
     ops = [op.operation for op in block.operations]
     positions = {op: i for i, op in enumerate(ops)}
     axis = AxisAnalysis()
-    plans = []
+    dots = []  # the plans of each dot's loads
     for loop in ops:
         if loop.name != "scf.for":
             continue
@@ -99,16 +99,22 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
             found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
             found = [plan for plan in found if plan is not None and _facts_slice(plan, positions) is not None]
             if len(found) == len(loads):
-                plans += found
-    if not plans:
+                dots.append(found)
+    if not dots:
         return
-    slice_ops = set().union(*(_facts_slice(plan, positions) for plan in plans))
+    slice_ops = set().union(*(_facts_slice(plan, positions) for plans in dots for plan in plans))
     first = hoist_slice(ops, slice_ops, positions)
     with fn.location, ir.InsertionPoint(first):
         wrapped, facts = {}, []
-        for rem in dict.fromkeys(r for plan in plans for r in plan.tiles.remainders):
+        for rem in dict.fromkeys(r for plans in dots for plan in plans for r in plan.tiles.remainders):
             wrapped[rem] = remainder_is_identity(rem)
-        plans = [plan for plan in plans if all(wrapped[r] is not None for r in plan.tiles.remainders)]
+        # (a dot whose remainders have no bounds to test keeps all its loads as they are)
+        plans = [
+            plan
+            for group in dots
+            if all(wrapped[r] is not None for plan in group for r in plan.tiles.remainders)
+            for plan in group
+        ]
         tested = set()  # the extents already tested, as kernel_arrays' text
         for plan in plans:
             facts += [wrapped[r] for r in plan.tiles.remainders]
@@ -154,7 +160,7 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
         kind = wgmma.wgmma_kind(dot, num_warps)
         if kind is None or wgmma.promoted_group(dot, kind) or wgmma_swapped.applies(dot, num_warps, axis):
             continue
-        loads = []
+        loads = {}
         for index in (0, 1):
             peeled = cp_async.peel(dot, index)
             if peeled is None or isinstance(peeled[0].owner, ir.Block):
@@ -164,9 +170,9 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
             if index == 1 and not transposed and wgmma.element_bytes(kind) != 2:
                 continue  # only a 16-bit B may be read N-major
             if load.name == "tile.load" and load.parent == loop:
-                loads.append(load)
-        if loads and loads[-1] == defining_op(cp_async.peel(dot, 1)[0]):
-            found.append(loads)
+                loads[index] = load
+        if 1 in loads:
+            found.append(list(loads.values()))
     return found
 
 
@@ -191,7 +197,7 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
         return None
     coords = _split(address.const, address.coefs[0])
     limits = tiles.limits(seg["mask"][0]) if seg["mask"] else {}
-    if coords is None or limits is None:
+    if limits is None:
         return None
     extents, nonnegative = [], []
     for dim, coord in enumerate(coords):
@@ -231,7 +237,7 @@ def _facts_slice(plan: _Plan, positions: dict) -> set | None:
     return scalar_part(found)
 
 
-def _split(offset: dict, row_stride: dict) -> tuple | None:
+def _split(offset: dict, row_stride: dict) -> tuple:
     """(row, col) with offset = row * row_stride + col: the monomials holding the row stride's atom
     (or, for a constant stride, a multiple of it) are the row's."""
     row, col = {}, {}
