@@ -79,6 +79,7 @@ class _Plan:
     base: str
     row_stride: str | int
     nonnegative: list  # coordinates to test at run time (no ITER)
+    facts_slice: set | None = None  # the top-level scalar ops its run-time tests read (None: impure)
 
     def atoms_of(self, polys) -> set:
         return {self.tiles.atoms[a] for p in polys for m in p for a in m if a != ITER}
@@ -97,12 +98,15 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
             # A ring goes by tensor copies only when all its streams do (cp_async.Ring.tma): a copy
             # of the body for some of a dot's loads would stream them by cp.async as before.
             found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
-            found = [plan for plan in found if plan is not None and _facts_slice(plan, positions) is not None]
+            for plan in found:
+                if plan is not None:
+                    plan.facts_slice = _facts_slice(plan, positions)
+            found = [plan for plan in found if plan is not None and plan.facts_slice is not None]
             if len(found) == len(loads):
                 dots.append(found)
     if not dots:
         return
-    slice_ops = set().union(*(_facts_slice(plan, positions) for plans in dots for plan in plans))
+    slice_ops = set().union(*(plan.facts_slice for plans in dots for plan in plans))
     first = hoist_slice(ops, slice_ops, positions)
     with fn.location, ir.InsertionPoint(first):
         wrapped, facts = {}, []
