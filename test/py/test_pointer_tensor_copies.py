@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 
+import numpy as np
 import pytest
 from gpu_launch import needs_gpu
 
@@ -258,3 +259,127 @@ def test_masked_matmul_on_gpu(shift, margin, scalar_test, M, N, K):
     shifted[:, K - margin :] = 0
     expected = shifted.double() @ b.double()
     torch.testing.assert_close(c.double(), expected, rtol=2e-2, atol=0.05)
+
+
+# -- the proof checked by the interpreter -----------------------------------------------------------
+# Without a GPU: the kernel's tile IR goes through the pass and runs in the interpreter, whose loads
+# that carry an array and coordinates are read here as a tensor copy reads them (the box at the
+# coordinates of the array the launcher would encode, zeros outside it) and compared with what their
+# pointers and masks read. Programs whose rows wrap take the other copy of the body.
+
+
+def _box_loads(boxes: list):
+    """A tile.load handler for the interpreter: kernel-array loads read as tensor copies, checked
+    against their pointers; `boxes` counts them."""
+    from tilec.dialects import kernel_arrays
+    from tilec.dialects import tile as tile_dialect
+    from tilec.python import interpreter
+
+    pointers = interpreter._HANDLERS["tile.load"]
+
+    def handler(tr, op):
+        by_pointers = pointers(tr, op)
+        if "descriptor" not in op.attributes:
+            return by_pointers
+        parts = kernel_arrays.parse_array(str(op.attributes["descriptor"]).strip('"'))
+        fn = op.parent
+        while fn.name != "func.func":
+            fn = fn.parent
+        names = [str(d["tile.name"]).strip('"') for d in fn.attributes["arg_attrs"]]
+        args = dict(zip(names, (tr.slot(a) for a in fn.regions[0].blocks[0].arguments)))
+        seg = tile_dialect._segments(op, tile_dialect.SPECS["load"])
+        coords = [tr.slot(v) for v in seg["coords"]]
+        out, dtype = tr.slot(op.results[0]), interpreter.np_dtype(op.results[0].type)
+        rows_n, cols_n = tile_dialect.shape_of(op.results[0].type)
+
+        def value(part, env):
+            if isinstance(part, dict):
+                a, b = (value(p, env) for p in part["args"])
+                half = 1 << (part["bits"] - 1)
+                return ((a + b if part["op"] == "add" else a * b) + half) % (2 * half) - half
+            return part if isinstance(part, int) else int(env[args[part]])
+
+        def step(env, state):
+            by_pointers(env, state)
+            rows, cols, stride, base = (value(parts[k], env) for k in ("rows", "cols", "row_stride", "base"))
+            r0, c0 = (int(env[s]) for s in coords)
+            i = np.arange(rows_n)[:, None] + r0
+            j = np.arange(cols_n)[None, :] + c0
+            inside = (i >= 0) & (i < rows) & (j >= 0) & (j < cols)
+            box = np.zeros((rows_n, cols_n), dtype)
+            box[inside] = state.memory.read((base + (i * stride + j) * dtype.itemsize)[inside], dtype)
+            np.testing.assert_array_equal(box, env[out])  # what the pointers and the mask read
+            env[out] = box
+            boxes.append((r0, c0))
+
+        return step
+
+    return handler
+
+
+def _interpret_raised(kernel, grid, args, num_warps, monkeypatch, held=(), **constexprs) -> int:
+    """Runs `kernel` in the interpreter after tile-pointer-tensor-copies; the number of tiles read
+    as boxes of arrays. `held`: arrays the kernel may read besides its arguments (those around a
+    view)."""
+    from mlir import ir
+
+    from tilec.dialects import tile as tile_dialect
+    from tilec.passes.pipeline import parse_pipeline, run_pipeline
+    from tilec.python import arrays, interpreter
+
+    boxes: list = []
+    monkeypatch.setitem(interpreter._HANDLERS, "tile.load", _box_loads(boxes))
+    compiled = kernel.warmup(*args, grid=grid, target="interpreter", **constexprs)
+    with tile_dialect.make_context():
+        module = ir.Module.parse(compiled.asm["tile"])
+        passes = f"tile-canonicalize,tile-pointer-tensor-copies{{num-warps={num_warps}}},tile-canonicalize"
+        run_pipeline(module, parse_pipeline(passes))
+        assert "descriptor" in str(module)  # the pass took the loads
+        program = interpreter.Program(module)
+    memory = interpreter.Memory()
+    for array in held:
+        memory.add(arrays.host_view(array))
+    bound = kernel.signature.bind(*args, **constexprs)
+    values = [bound.arguments[n] for n in kernel.arg_names if n in compiled.arg_names]
+    values = [
+        memory.add(arrays.host_view(v)) if t.is_ptr() else v for t, v in zip(compiled.arg_types, values)
+    ]
+    program.run(tuple(grid) + (1,) * (3 - len(grid)), values, memory)
+    return len(boxes)
+
+
+@pytest.mark.parametrize("M,N,K", [(200, 192, 208), (256, 128, 64), (130, 144, 48)])
+def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, b, c, M, N, K, K, 1, N, 1, N, 1)
+    boxes = _interpret_raised(matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8)
+    np.testing.assert_allclose(
+        c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=5e-2
+    )
+    # the programs whose rows and columns do not wrap, 2 loads per K step
+    whole = (M // 128) * (N // 128)
+    assert boxes == whole * 2 * tilec.cdiv(K, 64)
+
+
+@pytest.mark.parametrize("shift, margin", [(0, 0), (5, 0), (0, 8), (70, 4)])
+def test_masked_boxes_read_what_the_pointers_read(shift, margin, monkeypatch):
+    rng = np.random.default_rng(1)
+    M, N, K = 200, 96, 80
+    storage = rng.standard_normal((M + 80, K)).astype(np.float16)
+    a = storage[80:]  # rows before A, read by the pointers of programs whose rows start below 0
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    grid = (tilec.cdiv(M, 64), tilec.cdiv(N, 32))
+    args = (a, b, c, M, N, K, K, N, N)
+    boxes = _interpret_raised(matmul_masked, grid, args, 4, monkeypatch, held=[storage], SHIFT=shift, BM=64,
+                              BN=32, BK=32, K_MARGIN=margin)  # fmt: skip
+    rows = storage[80 + np.arange(M) - shift].astype(np.float32)
+    rows[:, K - margin :] = 0
+    np.testing.assert_allclose(c, rows @ b.astype(np.float32), rtol=2e-2, atol=5e-2)
+    # programs with a negative first row take the pointers' copy
+    starting = [pid_m for pid_m in range(grid[0]) if pid_m * 64 - shift >= 0]
+    assert boxes == len(starting) * grid[1] * 2 * tilec.cdiv(K, 32)
