@@ -23,9 +23,11 @@ import tilec.language as tl
 def matmul_wrapped(
     a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr, WIDE: tl.constexpr = 0,
+    EVEN_K: tl.constexpr = False,
 ):  # fmt: skip
     """Triton's matmul tutorial: grouped programs, rows and columns wrapped with `%`, K masked.
-    WIDE = 1 widens A's row offsets to 64 bits after the remainder, 2 before it."""
+    WIDE = 1 widens A's row offsets to 64 bits after the remainder, 2 before it; EVEN_K leaves K
+    unmasked (the caller promises K % BK == 0)."""
     pid = tl.program_id(0)
     num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
     group = pid // (GROUP_M * num_n)
@@ -45,8 +47,12 @@ def matmul_wrapped(
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        if EVEN_K:
+            a = tl.load(a_ptrs)
+            b = tl.load(b_ptrs)
+        else:
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
         acc = tl.dot(a, b, acc)
         a_ptrs += BK * stride_ak
         b_ptrs += BK * stride_bk
@@ -140,6 +146,21 @@ def test_wide_offsets():
         ("b_ptr", "K", "N", "stride_bk"),
     ]
     assert _maps(_wrapped_sm90(WIDE=2)) == []
+
+
+def test_unmasked_k_is_the_loops_walk():
+    """EVEN_K: K unmasked, walked by `for k in range(0, tl.cdiv(K, BK))`: the extent is what the
+    last iteration reads up to, BK * cdiv(K, BK) (the launcher divides as the kernel does)."""
+    compiled = _wrapped_sm90(EVEN_K=True)
+    a_map, b_map = (m["descriptor"] for m in compiled.metadata["tensor_maps"])
+    walked = "mul.i32(64,div.i32(add.i32(add.i32(K,64),-1),64))"
+    assert a_map == f"array base=a_ptr rows=M cols={walked} row_stride=stride_am"
+    assert b_map == f"array base=b_ptr rows={walked} cols=N row_stride=stride_bk"
+    from tilec.targets.nvidia.tensor_maps import _value
+
+    cols = compiled.metadata["tensor_maps"][0]["cols"]
+    k_index = compiled.arg_names.index("K")
+    assert [_value(cols, {k_index: k}) for k in (64, 128, 130)] == [64, 128, 192]
 
 
 def test_masked_matmul_copies_by_tma():
@@ -236,6 +257,26 @@ def test_tutorial_matmul_on_gpu(dtype, M, N, K):
 
 @pytest.mark.gpu
 @needs_gpu
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 208, 192)])
+def test_unmasked_k_matmul_on_gpu(M, N, K):
+    """EVEN_K: K's extent is the loop's walk, BK * cdiv(K, BK) (K a multiple of BK here)."""
+    import torch
+
+    torch.manual_seed(2)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride())
+    options = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8, "EVEN_K": True, "num_warps": 8, "num_stages": 3}
+    matmul_wrapped[grid](*args, **options)
+    expected = (a.double() @ b.double()).half()
+    torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=0.1)
+    assert len(matmul_wrapped.warmup(*args, **options).metadata["tensor_maps"]) == 2
+
+
+@pytest.mark.gpu
+@needs_gpu
 @pytest.mark.parametrize(
     "shift, margin, scalar_test", [(0, 0, False), (5, 0, False), (0, 8, False), (3, 0, True)]
 )
@@ -296,7 +337,11 @@ def _box_loads(boxes: list):
             if isinstance(part, dict):
                 a, b = (value(p, env) for p in part["args"])
                 half = 1 << (part["bits"] - 1)
-                return ((a + b if part["op"] == "add" else a * b) + half) % (2 * half) - half
+                if part["op"] == "div":
+                    v = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+                else:
+                    v = a + b if part["op"] == "add" else a * b
+                return (v + half) % (2 * half) - half
             return part if isinstance(part, int) else int(env[args[part]])
 
         def step(env, state):
@@ -363,6 +408,23 @@ def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
     # the programs whose rows and columns do not wrap, 2 loads per K step
     whole = (M // 128) * (N // 128)
     assert boxes == whole * 2 * tilec.cdiv(K, 64)
+
+
+@pytest.mark.parametrize("M,N,K", [(200, 192, 192), (128, 256, 64)])
+def test_unmasked_k_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, b, c, M, N, K, K, 1, N, 1, N, 1)
+    boxes = _interpret_raised(
+        matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8, EVEN_K=True
+    )
+    np.testing.assert_allclose(
+        c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=5e-2
+    )
+    assert boxes == (M // 128) * (N // 128) * 2 * (K // 64)
 
 
 @pytest.mark.parametrize("shift, margin", [(0, 0), (5, 0), (0, 8), (70, 4)])

@@ -471,6 +471,8 @@ def test_kernel_array_text_round_trips_and_refuses_other_text():
     text = ka.format_array(parts)
     assert text == "array base=t[0] rows=add.i64(mul.i32(Z,H),-3) cols=64 row_stride=desc.strides[0]"
     assert ka.parse_array(text) == parts
+    walked = "array base=p rows=M cols=mul.i32(64,div.i32(add.i32(K,63),64)) row_stride=K"
+    assert ka.format_array(ka.parse_array(walked)) == walked
     for bad in ("a_desc", "array base=p rows=M cols=K", "array base=p rows=mul.i32(M cols=K row_stride=8",
                 "array base=p rows=M cols=K row_stride=8 extra=1"):  # fmt: skip
         with pytest.raises(ValueError):
@@ -687,6 +689,10 @@ def test_tensor_map_parts_wrap_as_the_kernel_computes():
     assert _value(product, [5]) == 15
     assert _value(product, [2**30]) == -(2**30)  # 3 * 2**30 wraps in 32 bits, as in the kernel
     assert _value({"op": "add", "bits": 64, "args": [product, ["arg", 1]]}, [5, 2**40]) == 2**40 + 15
+    quotient = {"op": "div", "bits": 32, "args": [["arg", 0], ["const", 64]]}  # arith.divsi: toward zero
+    assert [_value(quotient, [k]) for k in (127, 128, -1, -65)] == [1, 2, 0, -1]
+    with pytest.raises(ValueError, match="divides by zero"):
+        _value({"op": "div", "bits": 32, "args": [["const", 1], ["arg", 0]]}, [0])
 
 
 def test_attention_mixing_pointers_and_descriptors_streams_by_cp_async():

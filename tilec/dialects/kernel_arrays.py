@@ -4,8 +4,9 @@ arguments (a block pointer or tl.make_tensor_descriptor; language descriptors.ke
     array base=a_ptr rows=M cols=K row_stride=stride_am
     array base=k_ptr rows=mul.i32(heads,seq_len) cols=64 row_stride=64
 
-A part is an argument's name, an integer, or `add.iN(x,y)` / `mul.iN(x,y)` of two parts computed in
-N-bit integers (the launcher wraps as the kernel does). A descriptor argument's loads carry the
+A part is an argument's name, an integer, or `add.iN(x,y)` / `mul.iN(x,y)` / `div.iN(x,y)` of two
+parts computed in N-bit integers (the launcher wraps as the kernel does; div rounds toward zero, as
+arith.divsi). A descriptor argument's loads carry the
 argument's name instead, which never starts with "array ".
 """
 
@@ -15,7 +16,7 @@ import re
 
 PREFIX = "array "
 FIELDS = ("base", "rows", "cols", "row_stride")
-_OPS = ("add", "mul")
+_OPS = ("add", "mul", "div")
 
 
 def format_array(parts: dict) -> str:
@@ -57,7 +58,7 @@ def parse_array(text: str) -> dict:
 
 def _parse(text: str):
     """(part, the text after it)."""
-    call = re.match(r"(add|mul)\.i(\d+)\(", text)
+    call = re.match(r"(add|mul|div)\.i(\d+)\(", text)
     if call:
         a, rest = _parse(text[call.end() :])
         if not rest.startswith(","):
@@ -68,6 +69,6 @@ def _parse(text: str):
         return {"op": call.group(1), "bits": int(call.group(2)), "args": [a, b]}, rest[1:]
     atom = re.match(r"-?\d+|[A-Za-z_][\w.\[\]]*", text)
     if not atom:
-        raise ValueError(f"expected a name, an integer or add/mul in {text!r}")
+        raise ValueError(f"expected a name, an integer or add/mul/div in {text!r}")
     value = atom.group(0)
     return (int(value) if value.lstrip("-").isdigit() else value), text[atom.end() :]

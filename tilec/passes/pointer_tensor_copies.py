@@ -10,7 +10,10 @@ proves it from the IR):
   - `other` is zero (or there is no mask);
   - along each dimension either the mask is `x0 + index < bound` and `bound - x0 + coordinate` is an
     expression of arguments and constants (the extent: K for `offs_k < K - k * BK` at c = k * BK),
-    or the offsets are `x % M`, unmasked, and the remainder is the identity (extent M);
+    or the offsets are `x % M`, unmasked, and the remainder is the identity (extent M), or the
+    dimension is unmasked and walked by the loop (`for k in range(0, ub)`, coordinate c0 + d * k:
+    the extent is one past the last element read, c0 + d * ub - d + size, so that nothing is
+    zero-filled: an EVEN_K kernel's K);
   - the coordinates are >= 0 where elements are read, and the extents >= 1 (tensor_maps.py encodes
     an empty dimension as one element).
 Some of these hold only at run time: the remainders are the identity for every program but the
@@ -40,7 +43,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from tilec.analysis.affine_tiles import ITER, AffineTiles, as_constant, constant, poly_add
+from tilec.analysis.affine_tiles import ITER, AffineTiles, as_constant, constant, poly_add, poly_mul
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 from tilec.dialects.kernel_arrays import format_array
@@ -211,10 +214,10 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
             extent = poly_add(limits[dim], coord)
         elif checked:
             extent = tiles.scalar(ranged[1])
-        else:
-            return None  # unbounded: no extent to encode
+        else:  # unmasked: the loop's walk along it, else no extent to encode
+            extent = _walked_extent(tiles, loop, coord, shape[dim])
         if extent is None or not all(
-            _argument_name(fn, tiles.atoms[a]) for m in extent for a in m if a != ITER
+            _value_expression(fn, tiles.atoms[a]) is not None for m in extent for a in m if a != ITER
         ):
             return None
         if not tiles.top_level(extent):
@@ -392,6 +395,48 @@ def _width(t: ir.Type) -> int:
     return 64 if isinstance(t, ir.IndexType) else ir.IntegerType(t).width
 
 
+_VALUE_OPS = {"arith.addi": "add", "arith.muli": "mul", "arith.divsi": "div"}
+
+
+def _value_expression(fn: ir.Operation, value: ir.Value, depth: int = 0):
+    """A scalar computed from the kernel's arguments and constants by +, -, * and / (arith.divsi:
+    a loop bound `tl.cdiv(K, BK)`) as kernel_arrays' part, else None."""
+    name = _argument_name(fn, value)
+    if name is not None:
+        return name
+    op = defining_op(value)
+    if op is None or depth > 8:
+        return None
+    if _constant(value) is not None:
+        return _constant(value)
+    if op.name == "arith.extsi":
+        return _value_expression(fn, op.operands[0], depth + 1)
+    if op.name in (*_VALUE_OPS, "arith.subi"):
+        a, b = (_value_expression(fn, v, depth + 1) for v in op.operands)
+        if a is None or b is None:
+            return None
+        bits = _width(op.results[0].type)
+        if op.name == "arith.subi":  # a - b as a + (-1) * b
+            b = -b if isinstance(b, int) else {"op": "mul", "bits": bits, "args": [-1, b]}
+            return {"op": "add", "bits": bits, "args": [a, b]}
+        return {"op": _VALUE_OPS[op.name], "bits": bits, "args": [a, b]}
+    return None
+
+
+def _walked_extent(tiles: AffineTiles, loop: ir.Operation, coord: dict, size: int) -> dict | None:
+    """The extent of an unmasked dimension that the loop walks (coordinate c0 + d * ITER, d > 0,
+    `for k in range(0, ub)`): one past the last element the last iteration reads, c0 + d * ub -
+    d + size, so that no element the loads read lies outside it (nothing is zero-filled)."""
+    if _constant(loop.operands[0]) != 0 or _constant(loop.operands[2]) != 1:
+        return None
+    step = coord.get((ITER,))
+    rest = {m: c for m, c in coord.items() if m != (ITER,)}
+    ub = tiles.scalar(loop.operands[1])
+    if not step or step < 0 or ub is None or not tiles.top_level(ub) or not tiles.top_level(rest):
+        return None
+    return poly_add(poly_add(poly_mul(ub, constant(step)), rest), constant(size - step))
+
+
 def _constant(v: ir.Value) -> int | None:
     op = defining_op(v)
     if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.IntegerAttr):
@@ -400,13 +445,14 @@ def _constant(v: ir.Value) -> int | None:
 
 
 def _expression(plan: _Plan, p: dict):
-    """A polynomial of arguments as kernel_arrays' part: a name, an int, or nested add/mul."""
+    """A polynomial of arguments (and of values computed from them: _value_expression) as
+    kernel_arrays' part: a name, an int, or nested add/mul/div."""
     atoms = {a: plan.tiles.atoms[a] for m in p for a in m}
     bits = max([32, *(_width(v.type) for v in atoms.values())])
     fn = plan.tiles.fn
 
     def term(m, c):
-        parts = [_argument_name(fn, atoms[a]) for a in m]
+        parts = [_value_expression(fn, atoms[a]) for a in m]
         if c != 1 or not parts:
             parts.insert(0, c)
         out = parts[0]

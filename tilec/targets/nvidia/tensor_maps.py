@@ -89,11 +89,17 @@ def _what(spec: dict) -> str:
 
 
 def _value(part, args) -> int:
-    """A part of a map's spec: ["arg", index], ["const", value], or {"op": "add" | "mul", "bits",
-    "args"} computed as the kernel does (wrapping to a signed `bits`-bit integer)."""
+    """A part of a map's spec: ["arg", index], ["const", value], or {"op": "add" | "mul" | "div",
+    "bits", "args"} computed as the kernel does (wrapping to a signed `bits`-bit integer; div
+    rounds toward zero, as arith.divsi)."""
     if isinstance(part, dict):
         a, b = (_value(p, args) for p in part["args"])
-        value = a + b if part["op"] == "add" else a * b
+        if part["op"] == "div":
+            if b == 0:
+                raise ValueError("a tensor map's extent divides by zero")
+            value = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        else:
+            value = a + b if part["op"] == "add" else a * b
         half = 1 << (part["bits"] - 1)
         return (value + half) % (2 * half) - half
     kind, value = part
