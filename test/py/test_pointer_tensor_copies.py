@@ -393,38 +393,27 @@ def _interpret_raised(kernel, grid, args, num_warps, monkeypatch, held=(), **con
     return len(boxes)
 
 
-@pytest.mark.parametrize("M,N,K", [(200, 192, 208), (256, 128, 64), (130, 144, 48)])
-def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
+@pytest.mark.parametrize(
+    "M,N,K,even_k",
+    [(200, 192, 208, False), (256, 128, 64, False), (130, 144, 48, False), (200, 192, 192, True), (128, 256, 64, True)],
+)  # fmt: skip
+def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, even_k, monkeypatch):
+    """Wrapped rows and columns, K masked or (even_k) unmasked and walked by the loop."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = np.zeros((M, N), np.float16)
     grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
     args = (a, b, c, M, N, K, K, 1, N, 1, N, 1)
-    boxes = _interpret_raised(matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8)
+    boxes = _interpret_raised(
+        matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8, EVEN_K=even_k
+    )
     np.testing.assert_allclose(
         c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=5e-2
     )
     # the programs whose rows and columns do not wrap, 2 loads per K step
     whole = (M // 128) * (N // 128)
     assert boxes == whole * 2 * tilec.cdiv(K, 64)
-
-
-@pytest.mark.parametrize("M,N,K", [(200, 192, 192), (128, 256, 64)])
-def test_unmasked_k_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
-    rng = np.random.default_rng(2)
-    a = rng.standard_normal((M, K)).astype(np.float16)
-    b = rng.standard_normal((K, N)).astype(np.float16)
-    c = np.zeros((M, N), np.float16)
-    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
-    args = (a, b, c, M, N, K, K, 1, N, 1, N, 1)
-    boxes = _interpret_raised(
-        matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8, EVEN_K=True
-    )
-    np.testing.assert_allclose(
-        c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=5e-2
-    )
-    assert boxes == (M // 128) * (N // 128) * 2 * (K // 64)
 
 
 @pytest.mark.parametrize("shift, margin", [(0, 0), (5, 0), (0, 8), (70, 4)])
