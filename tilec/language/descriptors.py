@@ -272,49 +272,19 @@ def _has_tensor_copies() -> bool:
     return target is not None and target.backend == "cuda" and target.arch >= 90
 
 
-_EXPRESSION_OPS = {"arith.addi": "add", "arith.muli": "mul"}
+def _argument_expression(handle):
+    """A scalar integer as a part of kernel_array's spec (None: not made of arguments and
+    constants by +, -, * and /, within a few steps)."""
+    from tilec.dialects.kernel_arguments import argument_expression
 
-
-def _argument_expression(handle, depth: int = 0):
-    """A scalar integer as a part of kernel_array's spec (None: not made of arguments and constants
-    by + and *, within a few steps)."""
-    from mlir import ir
-
-    if isinstance(handle, ir.BlockArgument):
-        return _kernel_argument(tensor(handle, core.int32))
-    op = handle.owner
-    if depth > 6 or not isinstance(op, ir.Operation | ir.OpView):
-        return None
-    op = op.operation
-    if op.name == "arith.constant" and isinstance(op.attributes["value"], ir.IntegerAttr):
-        return ir.IntegerAttr(op.attributes["value"]).value
-    if op.name == "arith.extsi":  # widening keeps a signed value
-        return _argument_expression(op.operands[0], depth + 1)
-    if op.name in _EXPRESSION_OPS:
-        args = [_argument_expression(v, depth + 1) for v in op.operands]
-        if None in args:
-            return None
-        bits = ir.IntegerType(op.results[0].type).width
-        return {"op": _EXPRESSION_OPS[op.name], "bits": bits, "args": args}
-    return None
+    return argument_expression(handle)
 
 
 def _kernel_argument(value: tensor, aligned: bool = False) -> str | None:
     """The name of the kernel argument `value` is (divisible by 16, for `aligned`), else None."""
-    from mlir import ir
+    from tilec.dialects.kernel_arguments import argument_name
 
-    handle = value.handle
-    if not isinstance(handle, ir.BlockArgument):
-        return None
-    fn = handle.owner.owner
-    if fn.operation.name != "func.func" or "tile.kernel" not in fn.attributes:
-        return None  # a loop's or a region's block
-    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[handle.arg_number])
-    if aligned and (
-        "tile.divisibility" not in attrs or ir.IntegerAttr(attrs["tile.divisibility"]).value % 16
-    ):
-        return None
-    return ir.StringAttr(attrs["tile.name"]).value
+    return argument_name(value.handle, aligned)
 
 
 def _scalar_int(value, what: str):

@@ -164,6 +164,7 @@ class _KernelLowering:
         self.smem_regions: list = []  # (offset constant to patch, start within the regions)
         self.region_bytes = 0  # dedicated regions, placed after the scratch space
         self.waits_after_loop: dict = {}  # scf.for -> indices of results an async MMA still writes
+        self.drained_loops = 0  # loops whose warpgroup MMAs wgmma.drain waited for (named in the PTX)
         self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
         self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
         self.war_barriers: list = []  # (barrier, visibility barrier) of looped warpgroup-MMA dots

@@ -46,6 +46,7 @@ from mlir.dialects import arith, scf
 from tilec.analysis.affine_tiles import ITER, AffineTiles, as_constant, constant, poly_add, poly_mul
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
+from tilec.dialects.kernel_arguments import argument_expression, argument_name
 from tilec.dialects.kernel_arrays import format_array
 
 from . import cp_async, wgmma, wgmma_swapped
@@ -198,8 +199,8 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
     address = tiles.form(seg["ptr"][0])
     if elem_bytes is None or address is None or address.base is None or address.coefs[1] != constant(1):
         return None
-    base = _argument_name(fn, address.base, aligned=True)
-    row_stride = _row_stride(fn, tiles, address.coefs[0], elem_bytes)
+    base = argument_name(address.base, aligned=True)
+    row_stride = _row_stride(tiles, address.coefs[0], elem_bytes)
     if base is None or row_stride is None:
         return None
     coords = _split(address.const, address.coefs[0])
@@ -217,7 +218,7 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
         else:  # unmasked: the loop's walk along it, else no extent to encode
             extent = _walked_extent(tiles, loop, coord, shape[dim])
         if extent is None or not all(
-            _value_expression(fn, tiles.atoms[a]) is not None for m in extent for a in m if a != ITER
+            argument_expression(tiles.atoms[a]) is not None for m in extent for a in m if a != ITER
         ):
             return None
         if not tiles.top_level(extent):
@@ -267,7 +268,7 @@ def _split(offset: dict, row_stride: dict) -> tuple:
     return row, col
 
 
-def _row_stride(fn, tiles: AffineTiles, coef: dict, elem_bytes: int):
+def _row_stride(tiles: AffineTiles, coef: dict, elem_bytes: int):
     """The row stride of a row-major tile as an argument's name or an int, when tensor maps can
     use it (16-byte multiples), else None."""
     value = as_constant(coef)
@@ -278,7 +279,7 @@ def _row_stride(fn, tiles: AffineTiles, coef: dict, elem_bytes: int):
     ((monomial, c),) = coef.items()
     if c != 1 or len(monomial) != 1 or monomial[0] == ITER:
         return None
-    return _argument_name(fn, tiles.atoms[monomial[0]], aligned=True)
+    return argument_name(tiles.atoms[monomial[0]], aligned=True)
 
 
 def _nonnegative(tiles: AffineTiles, p: dict) -> bool:
@@ -293,18 +294,6 @@ def _nonnegative(tiles: AffineTiles, p: dict) -> bool:
             if op is None or op.name not in _NONNEGATIVE_ATOMS:
                 return False
     return True
-
-
-def _argument_name(fn: ir.Operation, value: ir.Value, aligned: bool = False) -> str | None:
-    """The name of kernel argument `value` (divisible by 16 for `aligned`), else None."""
-    if not isinstance(value.owner, ir.Block) or value.owner.owner.operation != fn:
-        return None
-    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
-    if aligned and (
-        "tile.divisibility" not in attrs or ir.IntegerAttr(attrs["tile.divisibility"]).value % 16
-    ):
-        return None
-    return ir.StringAttr(attrs["tile.name"]).value if "tile.name" in attrs else None
 
 
 def _element_bytes(t: ir.Type) -> int | None:
@@ -395,34 +384,6 @@ def _width(t: ir.Type) -> int:
     return 64 if isinstance(t, ir.IndexType) else ir.IntegerType(t).width
 
 
-_VALUE_OPS = {"arith.addi": "add", "arith.muli": "mul", "arith.divsi": "div"}
-
-
-def _value_expression(fn: ir.Operation, value: ir.Value, depth: int = 0):
-    """A scalar computed from the kernel's arguments and constants by +, -, * and / (arith.divsi:
-    a loop bound `tl.cdiv(K, BK)`) as kernel_arrays' part, else None."""
-    name = _argument_name(fn, value)
-    if name is not None:
-        return name
-    op = defining_op(value)
-    if op is None or depth > 8:
-        return None
-    if _constant(value) is not None:
-        return _constant(value)
-    if op.name == "arith.extsi":
-        return _value_expression(fn, op.operands[0], depth + 1)
-    if op.name in (*_VALUE_OPS, "arith.subi"):
-        a, b = (_value_expression(fn, v, depth + 1) for v in op.operands)
-        if a is None or b is None:
-            return None
-        bits = _width(op.results[0].type)
-        if op.name == "arith.subi":  # a - b as a + (-1) * b
-            b = -b if isinstance(b, int) else {"op": "mul", "bits": bits, "args": [-1, b]}
-            return {"op": "add", "bits": bits, "args": [a, b]}
-        return {"op": _VALUE_OPS[op.name], "bits": bits, "args": [a, b]}
-    return None
-
-
 def _walked_extent(tiles: AffineTiles, loop: ir.Operation, coord: dict, size: int) -> dict | None:
     """The extent of an unmasked dimension that the loop walks (coordinate c0 + d * ITER, d > 0,
     `for k in range(0, ub)`): one past the last element the last iteration reads, c0 + d * ub -
@@ -445,14 +406,13 @@ def _constant(v: ir.Value) -> int | None:
 
 
 def _expression(plan: _Plan, p: dict):
-    """A polynomial of arguments (and of values computed from them: _value_expression) as
+    """A polynomial of arguments (and of values computed from them: argument_expression) as
     kernel_arrays' part: a name, an int, or nested add/mul/div."""
     atoms = {a: plan.tiles.atoms[a] for m in p for a in m}
     bits = max([32, *(_width(v.type) for v in atoms.values())])
-    fn = plan.tiles.fn
 
     def term(m, c):
-        parts = [_value_expression(fn, atoms[a]) for a in m]
+        parts = [argument_expression(atoms[a]) for a in m]
         if c != 1 or not parts:
             parts.insert(0, c)
         out = parts[0]
