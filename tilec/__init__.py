@@ -15,7 +15,7 @@ from .autotuner import Config, autotune, heuristics
 from .cache import ArtifactError
 from .compiler import CompiledKernel, compile
 from .language.aggregates import aggregate, constexpr_function
-from .python.errors import CompilationError, InterpreterError
+from .python.errors import CompilationError, InterpreterError, PerformanceWarning
 from .python.jit import VERSION as __version__
 from .python.jit import JITFunction, jit
 from .python.tensor_descriptor import TensorDescriptor
@@ -52,6 +52,7 @@ __all__ = [
     "CompiledKernel",
     "InterpreterError",
     "JITFunction",
+    "PerformanceWarning",
     "TensorDescriptor",
     "aggregate",
     "autotune",

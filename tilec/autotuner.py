@@ -20,9 +20,10 @@ import hashlib
 import os
 import sys
 import time
+import warnings
 
 from . import cache
-from .python.errors import CompilationError
+from .python.errors import CompilationError, PerformanceWarning
 
 
 class Config:
@@ -201,6 +202,11 @@ class Autotuner:
             return configs[0]
         target = select_target(named.values())
         started = time.perf_counter()
+        with warnings.catch_warnings():  # configs the search rejects need no advice (forks inherit this)
+            warnings.simplefilter("ignore", PerformanceWarning)
+            return self._search(key, configs, args, kwargs, grid, named, target, started)
+
+    def _search(self, key, configs, args, kwargs, grid, named, target, started) -> Config:
         self._precompile(configs, args, kwargs, target)
         device = "cpu" if target in ("cpu", "interpreter") else "cuda"
         saved = {n: _copy(named[n]) for n in self.restore_value}

@@ -336,11 +336,42 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
         from .targets import get_target
 
         get_target(target).compile(kernel, module)
+        _warn_of_advisories(jit_fn, kernel)
         kernel.metadata["compile_ms"] = {k: round(v, 2) for k, v in times.items()}
         with timed("cache store", name):
             stored = cache.store(key, kernel)
         attach_launcher(kernel, stored / "so" if stored is not None and target == "cpu" else None)
     return kernel
+
+
+_ADVISORY_HINTS = {
+    "C7511": "its accumulators need more registers than a thread has: smaller blocks or more warps help",
+    None: "unless the kernel's inline asm causes it, this is tilec's doing: please report it",
+}
+
+
+def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
+    """A `tilec.PerformanceWarning` at the kernel's definition for each advisory the back end gave
+    (kept in `metadata["ptxas_advisories"]`; a kernel loaded from the cache does not warn again)."""
+    import warnings
+
+    from .python.errors import PerformanceWarning
+
+    advisories = kernel.metadata.get("ptxas_advisories")
+    if not advisories:
+        return
+    src = jit_fn.source_info()
+    constants = ", ".join(f"{k}={v}" for k, v in kernel.constants.items())
+    for text in advisories:
+        hint = _ADVISORY_HINTS.get(text[1:6], _ADVISORY_HINTS[None])
+        warnings.warn_explicit(
+            f"{kernel.name} ({kernel.target}, num_warps={kernel.options.num_warps}, "
+            f"num_stages={kernel.options.num_stages}{', ' + constants if constants else ''}): ptxas "
+            f"reports a potential performance loss: {text}. The kernel is correct; {hint}",
+            PerformanceWarning,
+            src.filename,
+            src.fndef.lineno,
+        )
 
 
 def _prepare_interpreter(kernel: CompiledKernel, module) -> None:

@@ -629,3 +629,17 @@ def test_program_id_with_bitwidth_64_is_int64(target):
     assert list(out) == [0, 3_000_000_000, 6_000_000_000, 9_000_000_000]
     with pytest.raises(tilec.CompilationError, match="program_id bitwidth must be 32 or 64, got 48"):
         wide_program_ids[(4,)](out, WIDTH=48)
+
+
+@tilec.jit
+def fractional_into_integers(out_ptr):
+    tl.store(out_ptr, 1.5)  # an fp32 converted toward zero, as Triton's store does
+    tl.store(out_ptr + 1 + tl.arange(0, 2), -2.75)
+    tl.atomic_add(out_ptr + 3, 2.5)
+    tl.store(out_ptr + 4, 7.0)  # integral floats are the integer itself
+
+
+def test_fractional_python_floats_stored_into_integers_truncate(target):
+    out = np.full(5, 10, np.int32)
+    fractional_into_integers[(1,)](out)
+    assert list(out) == [1, -2, -2, 12, 7]

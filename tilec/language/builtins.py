@@ -278,7 +278,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
             "pointers; use mask"
         )
     elem = ptr.dtype.element_ty
-    value = to_tensor(value, elem if not isinstance(value, tensor) else None)
+    value = _number_for(value, elem)
     if value.shape and not ptr.shape:
         raise SemanticError(f"cannot store a tensor of shape {list(value.shape)} through a scalar pointer")
     value = semantic.broadcast_to(semantic.cast(value, elem), ptr.shape)
@@ -290,6 +290,17 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         cache=_hint(_CACHE, cache_modifier, "cache_modifier"),
         eviction=_hint(_EVICT, eviction_policy, "eviction_policy"),
     )
+
+
+def _number_for(value, elem):
+    """A value to store or combine into `elem` memory: a Python number takes the pointee's type,
+    except a fractional float meeting integer memory, which is an fp32 converted as Triton does
+    (toward zero: `tl.store(int_ptr, 1.5)` stores 1)."""
+    if isinstance(value, tensor):
+        return value
+    if isinstance(value, float) and elem.is_int() and not value.is_integer():
+        return to_tensor(value)
+    return to_tensor(value, elem)
 
 
 def _is_block_pointer(value) -> bool:
@@ -307,7 +318,7 @@ def _atomic(kind_for, pointer, val, mask, sem, scope, name):
     ptr = _check_writable(_check_ptr(pointer, f"tl.{name}"), f"tl.{name}")
     elem = ptr.dtype.element_ty
     _no_fp8_atomics(elem, name)
-    val = semantic.broadcast_to(semantic.cast(to_tensor(val, elem), elem), ptr.shape)
+    val = semantic.broadcast_to(semantic.cast(_number_for(val, elem), elem), ptr.shape)
     mask_t = _mask_for(ptr, mask)
     kind = kind_for(elem)
     sem = sem or "acq_rel"

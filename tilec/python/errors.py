@@ -27,6 +27,12 @@ class InterpreterError(Exception):
     """A kernel failed while running in the interpreter (out-of-bounds access, failed assert)."""
 
 
+class PerformanceWarning(UserWarning):
+    """A kernel compiled and is correct, but the back end reported that it runs slower than its code
+    asks for (ptxas's "Potential Performance Loss" advisories: serialized warpgroup MMAs, ...)."""
+
+
 # Shown to users as `tilec.CompilationError`, where they catch it.
 CompilationError.__module__ = "tilec"
 InterpreterError.__module__ = "tilec"
+PerformanceWarning.__module__ = "tilec"

@@ -187,14 +187,28 @@ SM_THREADS_AND_SHARED = {
 }
 _USAGE = re.compile(r"Used (\d+) registers")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+# ptxas's performance advisories ("ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async
+# instructions are serialized due to ..."): the kernel is correct but runs slower than its code
+# asks for (a serialized warpgroup MMA pipeline cost 13 % on a matmul, session 31).
+_ADVISORY = re.compile(
+    r"\((C\d+)\) Potential Performance Loss: (.*?)(?: in the function '[^']*')?\s*$", re.MULTILINE
+)
+
+
+def advisories(log: str | None) -> list[str]:
+    """ptxas's performance advisories in its report, each once: "(C7515) wgmma.mma_async ..."."""
+    found = [f"({code}) {text}" for code, text in _ADVISORY.findall(log or "")]
+    return list(dict.fromkeys(found))
 
 
 def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None, dict]:
     """(PTX, cubin, usage) from ptxas, usage being {"n_regs": registers per thread, "n_spills": bytes
-    of spill stores} from its report ({} without ptxas). When registers alone keep the SM from
+    of spill stores, "ptxas_advisories": its performance advisories, when any} from its report ({}
+    without ptxas). When registers alone keep the SM from
     holding another program (its threads and shared memory would allow one), and the kernel sets no
     register cap of its own (.maxnreg), the PTX is assembled again with `.minnctapersm`
-    asking for that one more, and kept when ptxas fits it without spilling: flash attention at
+    asking for that one more, and kept when ptxas fits it without spilling and without an advisory
+    the first assembly did not have (a register limit can serialize warpgroup MMAs): flash attention at
     128x64 with 8 warps went from 148 to 128 registers, two programs per SM instead of one, and from
     218 to 288 TFLOP/s on an H200. A kernel without loops that fits only one or two programs may
     also spill a little (LOOP_FREE_SPILL_BYTES): each spilled value is stored and reloaded once per
@@ -221,7 +235,7 @@ def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tu
     except RuntimeError:
         return ptx, cubin, usage
     spills = _SPILLS.findall(tuned_log or "")
-    if tuned_cubin is None or not spills:
+    if tuned_cubin is None or not spills or set(advisories(tuned_log)) - set(advisories(log)):
         return ptx, cubin, usage
     spilled = max(int(n) for pair in spills for n in pair)
     if spilled and (spilled > LOOP_FREE_SPILL_BYTES or by_registers > 2 or _has_loop(ptx)):
@@ -244,7 +258,10 @@ def _has_loop(ptx: str) -> bool:
 
 def _usage(log: str) -> dict:
     used, spills = _USAGE.search(log), _SPILLS.search(log)
-    return {"n_regs": int(used.group(1)) if used else 0, "n_spills": int(spills.group(1)) if spills else 0}
+    usage = {"n_regs": int(used.group(1)) if used else 0, "n_spills": int(spills.group(1)) if spills else 0}
+    if advisories(log):
+        usage["ptxas_advisories"] = advisories(log)
+    return usage
 
 
 def _ptxas(ptx: str, arch: str) -> tuple[bytes | None, str | None]:
