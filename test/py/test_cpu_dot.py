@@ -107,11 +107,18 @@ def test_accumulator_blocks_fit_the_host_registers(lanes, block):
 
 @tilec.jit
 def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):  # fmt: skip
-    """Triton's tutorial form: rows and columns wrap with `% M` / `% N` (no masks on them)."""
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CLAMP: tl.constexpr = False):  # fmt: skip
+    """Triton's tutorial form: rows and columns wrap with `% M` / `% N` (no masks on them); CLAMP:
+    clamped to 0 past the edge with tl.where instead (newer tutorials' form)."""
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
-    offs_m = (pid_m * BM + tl.arange(0, BM)) % M
-    offs_n = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    if CLAMP:
+        offs_m = tl.where(offs_m < M, offs_m, 0)
+        offs_n = tl.where(offs_n < N, offs_n, 0)
+    else:
+        offs_m = offs_m % M
+        offs_n = offs_n % N
     offs_k = tl.arange(0, BK)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
@@ -128,28 +135,30 @@ def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
 
 
+@pytest.mark.parametrize("clamp", [False, True])
 @pytest.mark.parametrize("shape", [(128, 64, 96), (100, 72, 40), (16, 200, 33), (64, 48, 32)])
-def test_wrapped_offsets_on_cpu(shape):
+def test_wrapped_offsets_on_cpu(shape, clamp):
     """tile-cpu-version-remainders: programs whose rows and columns do not wrap run a copy without
-    the `% M` / `% N` (affine addresses), the edge programs the original; both must agree with NumPy
-    on full and ragged shapes, including a grid whose every program wraps (M < BM)."""
+    the `% M` / `% N` or the clamps (affine addresses), the edge programs the original; both must
+    agree with NumPy on full and ragged shapes, including a grid whose every program wraps (M < BM)."""
     M, N, K = shape
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal(s).astype(np.float32) for s in ((M, K), (K, N)))
     c = np.full((M, N), np.nan, np.float32)
     grid = (tilec.cdiv(M, 32), tilec.cdiv(N, 32))
-    wrapped_matmul[grid](a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=16)
+    wrapped_matmul[grid](a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=16, CLAMP=clamp)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-def test_wrapped_offsets_get_an_unwrapped_copy():
+@pytest.mark.parametrize("clamp, wrap", [(False, "arith.remsi"), (True, "arith.select")])
+def test_wrapped_offsets_get_an_unwrapped_copy(clamp, wrap):
     compiled = tilec.compile(
         wrapped_matmul, signature="*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32",
-        constexprs={"BM": 32, "BN": 32, "BK": 16}, target="cpu",
+        constexprs={"BM": 32, "BN": 32, "BK": 16, "CLAMP": clamp}, target="cpu",
     )  # fmt: skip
     linalg_ir = compiled.asm["linalg"]
     # two copies of the K loop's dot; the first (the branch taken when nothing wraps) has no
-    # remainder before it, the second (the edge programs') keeps them
+    # remainder (or clamp) before it, the second (the edge programs') keeps them
     assert linalg_ir.count("linalg.matmul") == 2
     unwrapped, wrapped = linalg_ir.split("linalg.matmul")[:2]
-    assert "arith.remsi" not in unwrapped and wrapped.count("arith.remsi") == 2
+    assert wrap not in unwrapped and wrapped.count(wrap) == 2

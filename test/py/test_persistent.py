@@ -88,11 +88,15 @@ def one_tile_matmul(
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(c_ptr.dtype.element_ty), mask=mask)
 
 
-def test_tile_loop_recomputes_thread_values():
+@pytest.mark.parametrize("tma", [False, True])
+def test_tile_loop_recomputes_thread_values(tma, monkeypatch):
     """gpu-rematerialize-thread-values: the tile loop reads %tid.x again before and after its K
     loop instead of keeping every per-thread offset live through it; ptxas then allocates about
     what the one-tile kernel needs (was 248 registers against 209 at 128x256x64 on 8 warps, and
-    0.89 of Triton's speed on an H200)."""
+    0.89 of Triton's speed on an H200). With tensor copies (tile-pointer-tensor-copies: the tiles
+    of programs whose rows and columns fit) only the other copy of the tile's body, and the
+    epilogue, compute per-thread offsets."""
+    monkeypatch.setenv("TILEC_NO_TMA", "0" if tma else "1")
     signature = "*fp16,*fp16,*fp16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16"
     config = {"BM": 128, "BN": 256, "BK": 64, "GROUP_M": 8}
     loop = tilec.compile(
@@ -103,10 +107,12 @@ def test_tile_loop_recomputes_thread_values():
         one_tile_matmul, signature=signature, constexprs=config, target="sm_90a", num_warps=8, num_stages=3
     )
     ptx = loop.asm["ptx"]
-    reads = [m.start() for m in re.finditer(r"mov\.u32 \s*%r\d+, %tid\.x;", ptx)]
-    assert len(reads) == 2  # one on each side of the K loop (the entry's own has no use left)
-    assert reads[0] < ptx.index("wgmma.mma_async") < reads[1] < ptx.rindex("st.global")
-    assert len(re.findall(r"%tid\.x", one.asm["ptx"])) == 1
+    assert ("cp.async.bulk.tensor" in ptx) == tma
+    if not tma:
+        reads = [m.start() for m in re.finditer(r"mov\.u32 \s*%r\d+, %tid\.x;", ptx)]
+        assert len(reads) == 2  # one on each side of the K loop (the entry's own has no use left)
+        assert reads[0] < ptx.index("wgmma.mma_async") < reads[1] < ptx.rindex("st.global")
+        assert len(re.findall(r"%tid\.x", one.asm["ptx"])) == 1
     if shutil.which("ptxas"):
         assert loop.n_spills == 0
         assert loop.n_regs <= one.n_regs + 16, (loop.n_regs, one.n_regs)

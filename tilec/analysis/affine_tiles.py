@@ -5,11 +5,13 @@ coefficients over scalars (tile-pointer-tensor-copies reads loads' addresses and
 
 `base` is a kernel pointer argument (pointer tiles only), `const` and each coefficient a `Poly`:
 integer coefficients of products of *atoms*, the scalars nothing here decomposes (kernel
-arguments, top-level values such as a program's row block) and `ITER`, the loop's iteration number
+arguments, values of the blocks around the loop such as a program's row block or an enclosing
+loop's induction variable) and `ITER`, the loop's iteration number
 (its induction variable is `lb + step * ITER`). Loop-carried pointers advanced by a loop-invariant
-step are `init + ITER * step`. With `remainders`, a tile that wraps with `x % M` is read as `x`
-(the caller makes sure that the remainder is the identity: `remainders` lists those read through),
-and its dimension carries the range [0, M) its offsets then lie in.
+step are `init + ITER * step`. With `remainders`, a tile that wraps with `x % M`, or is clamped
+with `tl.where(x < M, x, c)` (newer Triton tutorials), is read as `x` (the caller makes sure that
+the wrap is the identity: `remainders` lists those read through), and its dimension carries the
+range [0, M) its offsets then lie in.
 Anything else (loads, divisions, values computed in other regions) is not affine: None.
 Overflow is not modelled: the polynomials are the values the kernel computes when nothing wraps.
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from tilec.dialects import tile
-from tilec.passes.base import defining_op
+from tilec.dialects.tile import defining_op
 
 ITER = 0  # the atom id of the loop's iteration number
 
@@ -85,6 +87,7 @@ class AffineTiles:
     def __init__(self, fn: ir.Operation, loop: ir.Operation, remainders: bool = False):
         self.fn = fn
         self.loop = loop
+        self.outside = enclosing_blocks(loop, fn)  # the blocks whose values are the loop's atoms
         self.allow_remainders = remainders
         self.remainders: list = []  # the arith.remsi ops read through as the identity
         self.atoms: list = [None]  # id -> Value (ITER first)
@@ -110,8 +113,7 @@ class AffineTiles:
                 if lb is None or step is None:
                     return None
                 return poly_add(lb, poly_mul(step, {(ITER,): 1}))
-            parent = owner.owner
-            if parent is not None and parent.operation == self.fn:
+            if owner in self.outside:
                 return self.atom(value)
             return None
         op = defining_op(value)
@@ -127,13 +129,12 @@ class AffineTiles:
             return poly_add(a, b, -1 if op.name == "arith.subi" else 1)
         if op.name in ("arith.extsi", "arith.index_cast"):
             return self.scalar(op.operands[0])
-        parent = op.parent
-        if parent is not None and parent == self.fn:  # a top-level value the loop only reads
+        if op.block in self.outside:  # a value from around the loop, which the loop only reads
             return self.atom(value)
         return None
 
     def top_level(self, p: dict) -> bool:
-        """Every atom of `p` is a kernel argument or a top-level value (no ITER)."""
+        """Every atom of `p` is a kernel argument or a value from around the loop (no ITER)."""
         return all(ITER not in m for m in p)
 
     # -- tiles ------------------------------------------------------------------------------------
@@ -204,11 +205,11 @@ class AffineTiles:
             coefs = tuple(c if n > 1 else {} for c, n in zip(inner.coefs, source))
             ranges = {d: r for d, r in inner.ranges.items() if source[d] > 1}
             return Form(shape, inner.const, coefs, inner.base, ranges)
-        if name == "arith.remsi" and self.allow_remainders:
-            modulus = defining_op(op.operands[1])
-            if modulus is None or modulus.name != "tile.splat":
+        if name in ("arith.remsi", "arith.select") and self.allow_remainders:
+            wrap = wrapped_value(op)
+            if wrap is None:
                 return None
-            found = self._ranged(op.operands[0], modulus.operands[0])
+            found = self._ranged(*wrap)
             if found is not None:
                 self.remainders.append(op)
             return found
@@ -309,6 +310,39 @@ class AffineTiles:
         if inclusive:
             limit = poly_add(limit, constant(1))
         return {index.unit_dim(): limit}
+
+
+def wrapped_value(op: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
+    """(x, M) when the tile `op` computes is x wherever 0 <= x < M: `x % M` (arith.remsi by a splat
+    of M) or `where(x < M, x, c)` (arith.select on that comparison, c anything); else None."""
+    if not tile.shape_of(op.results[0].type):
+        return None
+    if op.name == "arith.remsi":
+        x, bound = op.operands[0], defining_op(op.operands[1])
+    elif op.name == "arith.select":
+        test, x = defining_op(op.operands[0]), op.operands[1]
+        if test is None or test.name != "arith.cmpi" or test.operands[0] != x:
+            return None
+        if ir.IntegerAttr(test.attributes["predicate"]).value != 2:  # slt
+            return None
+        bound = defining_op(test.operands[1])
+    else:
+        return None
+    if bound is None or bound.name != "tile.splat":
+        return None
+    return x, bound.operands[0]
+
+
+def enclosing_blocks(op: ir.Operation, fn: ir.Operation) -> frozenset:
+    """The blocks around `op`, from the one holding it out to the function's body."""
+    found = []
+    block = op.block
+    while True:
+        found.append(block)
+        owner = block.owner
+        if owner is None or owner.operation == fn:
+            return frozenset(found)
+        block = owner.operation.block
 
 
 def _combine(a: Form, b: Form, sign: int) -> Form | None:

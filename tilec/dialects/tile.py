@@ -105,13 +105,20 @@ def with_shape(element: ir.Type, shape: Sequence[int], encoding: ir.Attribute | 
     return ir.RankedTensorType.get(list(shape), element, encoding)
 
 
-def splat_constant(value: ir.Value) -> ir.Attribute | None:
-    """The scalar attribute every element of `value` holds when it is a constant, a splat constant or
-    a tile.splat of a constant; else None."""
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op whose result `value` is; None for a block argument."""
     owner = value.owner
     if isinstance(owner, ir.Block):
         return None
-    op = owner.operation if hasattr(owner, "operation") else owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def splat_constant(value: ir.Value) -> ir.Attribute | None:
+    """The scalar attribute every element of `value` holds when it is a constant, a splat constant or
+    a tile.splat of a constant; else None."""
+    op = defining_op(value)
+    if op is None:
+        return None
     if op.name == "tile.splat":
         return splat_constant(op.operands[0])
     if op.name != "arith.constant":

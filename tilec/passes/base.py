@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from mlir import ir
 
+from tilec.dialects.tile import defining_op  # noqa: F401 (the passes' import of it)
+
 
 def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
     """Every op called `name` nested in `root` (root included), in walk order, collected before any
@@ -34,14 +36,6 @@ def ops_in_order(root: ir.Operation) -> list[ir.Operation]:
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
-
-
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op whose result `value` is; None for a block argument."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 class PassError(Exception):

@@ -1624,7 +1624,10 @@ def _if(self: _KernelLowering, op):
         old_block = region.blocks[0]
         with ir.InsertionPoint(new_block):
             self.smem_dirty = True
+            drained = self.drained_loops
             self.lower_block_ops(old_block)
+            if self.drained_loops != drained:
+                wgmma.mark_branch_end(self)
             yielded = list(list(old_block.operations)[-1].operands)
             scf.YieldOp(_flatten(self, yielded, layouts))
         regions_end = max(regions_end, self.region_bytes)

@@ -89,33 +89,40 @@ def hoist_slice(ops: list, slice_ops: set, positions: dict) -> ir.Operation:
 
 def split_body(branch, ops: list, slice_ops: set, clone) -> dict:
     """The body's other ops (its terminator aside) into `branch`'s else block as they are, and into
-    its then block through `clone(op, mapping)`, which makes the fast version of each; both blocks
-    yield nothing. Returns the mapping (a value of the body -> its value in the then block)."""
-    rest = [op for op in ops[:-1] if op not in slice_ops]
+    its then block through `clone(op, mapping)`, which makes the fast version of each. What the
+    terminator returns (a loop body's yield) each block yields, and the terminator then returns the
+    branch's results (`branch` was made with their types). Returns the mapping (a value of the body
+    -> its value in the then block)."""
+    *body, terminator = ops
+    rest = [op for op in body if op not in slice_ops]
     for op in rest:
         branch.else_block.append(op)
     mapping: dict = {}
+    returned = list(terminator.operands)
     with ir.InsertionPoint(branch.then_block):
         for op in rest:
             clone(op, mapping)
-        scf.YieldOp([])
+        scf.YieldOp([mapping.get(v, v) for v in returned])
     with ir.InsertionPoint(branch.else_block):
-        scf.YieldOp([])
+        scf.YieldOp(returned)
+    for i, result in enumerate(branch.results):
+        terminator.operands[i] = result
     return mapping
 
 
-def _pure_slice(value: ir.Value, positions: dict, seen: set) -> set | None:
-    """The top-level ops computing `value`, when all are pure and read no memory; else None."""
+def _pure_slice(value: ir.Value, positions: dict, seen: set, outside: frozenset = frozenset()) -> set | None:
+    """The body's ops computing `value`, when all are pure and read no memory; else None. Values of
+    the blocks `outside` (those enclosing the body) are taken as they are, as kernel arguments."""
     op = defining_op(value)
-    if op is None:
-        return seen  # a kernel argument
+    if op is None or op.block in outside:
+        return seen  # a kernel argument, or a value the body reads from around it
     if op in seen:
         return seen
     if op not in positions or op.regions or not is_pure(op):
         return None
     seen.add(op)
     for v in op.operands:
-        if _pure_slice(v, positions, seen) is None:
+        if _pure_slice(v, positions, seen, outside) is None:
             return None
     return seen
 

@@ -28,6 +28,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from tilec.analysis.affine_tiles import wrapped_value
 from tilec.dialects import tile
 
 from .base import TilePass, defining_op, ops_in_order, ops_named
@@ -66,13 +67,11 @@ def _version(fn: ir.Operation) -> None:
     positions = {op: i for i, op in enumerate(ops)}
     candidates, slice_ops = [], set()
     for op in ops:
-        if op.name != "arith.remsi" or not tile.shape_of(op.results[0].type):
+        wrap = wrapped_value(op) if op.results and op.name in ("arith.remsi", "arith.select") else None
+        if wrap is None or not _feeds_addresses(op.results[0]):
             continue
-        modulus = defining_op(op.operands[1])
-        if modulus is None or modulus.name != "tile.splat" or not _feeds_addresses(op.results[0]):
-            continue
-        found = _pure_slice(op.operands[0], positions, set())
-        found_modulus = _pure_slice(op.operands[1], positions, set())
+        found = _pure_slice(wrap[0], positions, set())
+        found_modulus = _pure_slice(wrap[1], positions, set())
         if found is None or found_modulus is None:
             continue
         scalars = scalar_part(found | found_modulus)
@@ -101,13 +100,15 @@ def _version(fn: ir.Operation) -> None:
 
 
 def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
-    """At the insertion point: i1, `x % M` (the arith.remsi `op` of an i32 tile by a splat) is x for
-    every element (`0 <= min(x)` and `max(x) < M`), from x's bounds; None when x has none."""
+    """At the insertion point: i1, the wrap `op` (`x % M`, or `where(x < M, x, c)`, of an i32 tile:
+    wrapped_value) is x for every element (`0 <= min(x)` and `max(x) < M`), from x's
+    bounds; None when x has none."""
     i64 = ir.IntegerType.get_signless(64)
-    bounds = _bounds(op.operands[0])
-    if bounds is None or tile.element_of(op.operands[0].type) != ir.IntegerType.get_signless(32):
+    x, bound = wrapped_value(op)
+    bounds = _bounds(x)
+    if bounds is None or tile.element_of(x.type) != ir.IntegerType.get_signless(32):
         return None
-    modulus = arith.extsi(i64, defining_op(op.operands[1]).operands[0])
+    modulus = arith.extsi(i64, bound)
     zero = arith.ConstantOp(i64, 0).result
     holds = arith.andi(
         arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
@@ -119,11 +120,12 @@ def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
 
 
 def without_remainders(wrapped: list):
-    """split_body's `clone` for the copy where the remainders `wrapped` are the identity."""
+    """split_body's `clone` for the copy where the wraps `wrapped` are the identity."""
 
     def clone(op, mapping):
-        if op in wrapped:  # `x % M` is x here
-            mapping[op.results[0]] = mapping.get(op.operands[0], op.operands[0])
+        if op in wrapped:  # `x % M` (or `where(x < M, x, c)`) is x here
+            x = wrapped_value(op)[0]
+            mapping[op.results[0]] = mapping.get(x, x)
         else:
             clone_mapped(op, mapping)
 

@@ -43,7 +43,15 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from tilec.analysis.affine_tiles import ITER, AffineTiles, as_constant, constant, poly_add, poly_mul
+from tilec.analysis.affine_tiles import (
+    ITER,
+    AffineTiles,
+    as_constant,
+    constant,
+    enclosing_blocks,
+    poly_add,
+    poly_mul,
+)
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 from tilec.dialects.kernel_arguments import argument_expression, argument_name
@@ -69,7 +77,7 @@ class PointerTensorCopiesPass(TilePass):
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "func.func"):
             if "tile.kernel" in fn.attributes:
-                _raise_loads(fn, self.num_warps)
+                _raise_loads(fn, fn.regions[0].blocks[0], self.num_warps)
 
 
 @dataclass
@@ -89,30 +97,37 @@ class _Plan:
         return {self.tiles.atoms[a] for p in polys for m in p for a in m if a != ITER}
 
 
-def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
-    block = fn.regions[0].blocks[0]
+def _raise_loads(fn: ir.Operation, block: ir.Block, num_warps: int) -> None:
+    """Versions `block` (the kernel's body, or a loop's: a persistent kernel's tile loop) for the
+    dots of the loops in it; where none is raised there, looks into those loops' bodies."""
     ops = [op.operation for op in block.operations]
     positions = {op: i for i, op in enumerate(ops)}
+    outside = enclosing_blocks(block.owner.operation, fn) if block.owner.operation != fn else frozenset()
     axis = AxisAnalysis()
     dots = []  # the plans of each dot's loads
-    for loop in ops:
-        if loop.name != "scf.for":
-            continue
+    loops = [op for op in ops if op.name == "scf.for"]
+    for loop in loops:
         for loads in _dot_operand_loads(loop, num_warps, axis):
             # A ring goes by tensor copies only when all its streams do (cp_async.Ring.tma): a copy
             # of the body for some of a dot's loads would stream them by cp.async as before.
             found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
             for plan in found:
                 if plan is not None:
-                    plan.facts_slice = _facts_slice(plan, positions)
+                    plan.facts_slice = _facts_slice(plan, positions, outside)
             found = [plan for plan in found if plan is not None and plan.facts_slice is not None]
             if len(found) == len(loads):
                 dots.append(found)
-    if not dots:
-        return
+    if not (dots and _version(block, ops, positions, dots)):
+        for loop in loops:
+            _raise_loads(fn, loop.regions[0].blocks[0], num_warps)
+
+
+def _version(block: ir.Block, ops: list, positions: dict, dots: list) -> bool:
+    """Runs the dots' loads by tensor copies in a copy of the block's ops taken when the run-time
+    facts hold; False when no dot's facts can be tested (nothing changed but hoisting)."""
     slice_ops = set().union(*(plan.facts_slice for plans in dots for plan in plans))
     first = hoist_slice(ops, slice_ops, positions)
-    with fn.location, ir.InsertionPoint(first):
+    with first.location, ir.InsertionPoint(first):
         wrapped, facts = {}, []
         for rem in dict.fromkeys(r for plans in dots for plan in plans for r in plan.tiles.remainders):
             wrapped[rem] = remainder_is_identity(rem)
@@ -133,11 +148,12 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
                     facts.append(_at_least(plan, extent, 1))
             facts += [_at_least(plan, coord, 0) for coord in plan.nonnegative]
         if not plans:
-            return  # (the tests' dead arithmetic goes with canonicalization)
+            return False  # (the tests' dead arithmetic goes with canonicalization)
         holds = facts[0]
         for fact in dict.fromkeys(facts[1:]):
             holds = arith.andi(holds, fact)
-        branch = scf.IfOp(holds, [], has_else=True)
+        results = [v.type for v in ops[-1].operands]  # what a loop body yields
+        branch = scf.IfOp(holds, results, has_else=True)
     for i, plan in enumerate(plans):
         plan.load.attributes[_TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
     removed = [
@@ -153,6 +169,7 @@ def _raise_loads(fn: ir.Operation, num_warps: int) -> None:
             if _TAG in load.attributes:
                 plan = plans[ir.IntegerAttr(load.attributes[_TAG]).value]
                 _attach(plan, load, mapping)
+    return True
 
 
 def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
@@ -231,16 +248,16 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
     return _Plan(load, tiles, coords, tuple(extents), base, row_stride, nonnegative)
 
 
-def _facts_slice(plan: _Plan, positions: dict) -> set | None:
-    """The top-level scalar ops the plan's run-time tests read (hoisted before the test), or None
+def _facts_slice(plan: _Plan, positions: dict, outside: frozenset) -> set | None:
+    """The block's scalar ops the plan's run-time tests read (hoisted before the test), or None
     when some are not pure."""
     found = set()
     for rem in plan.tiles.remainders:
         for v in rem.operands:
-            if _pure_slice(v, positions, found) is None:
+            if _pure_slice(v, positions, found, outside) is None:
                 return None
     for atom in plan.atoms_of([*plan.extents, *plan.nonnegative]):
-        if _pure_slice(atom, positions, found) is None:
+        if _pure_slice(atom, positions, found, outside) is None:
             return None
     return scalar_part(found)
 

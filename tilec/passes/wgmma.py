@@ -851,6 +851,16 @@ def drain(lowering, results) -> None:
     gpu.BarrierOp()
 
 
+def mark_branch_end(lowering) -> None:
+    """Ends a branch of an scf.if whose warpgroup MMAs were drained in it with a PTX comment naming
+    its last drained loop. The two copies of a kernel body (tile-pointer-tensor-copies) end in the
+    same epilogue; where it stores element by element (a ragged N), LLVM merged the two copies'
+    store chains into one after the branches and ptxas then serialized the tensor-copy loop's
+    MMAs (C7514: non wgmma instructions reading accumulator registers inside the pipeline), 222
+    registers where 124 do. Distinct last instructions leave nothing to merge."""
+    _asm(f"// end of the branch of drained loop {lowering.drained_loops}")
+
+
 def _asm(text: str) -> None:
     llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), [], text, "", has_side_effects=True)
 

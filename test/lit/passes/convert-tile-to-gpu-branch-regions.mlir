@@ -5,13 +5,20 @@
 // tensor copies into a ring of four buffers (4 x (64x16 + 16x16) fp16 = 10 KiB, and its
 // mbarriers), the else-branch's loop stages them from registers in its own buffers. The branches
 // never run together, so their shared-memory regions overlap: the kernel takes 13 KiB, not the
-// 22 KiB of both regions side by side.
+// 22 KiB of both regions side by side. Each branch ends with a PTX comment naming the loop it
+// drained, so that LLVM cannot merge the two copies' epilogues after the branches (ptxas then
+// serialized the MMAs of the first copy: C7514).
 // CHECK: gpu.func @mm
 // CHECK-SAME: tilec.shared_bytes = 13312
 // CHECK: scf.if
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d
-// CHECK: } else {
+// CHECK: "wgmma.wait_group.sync.aligned 0; // drain loop 1"
+// CHECK: llvm.inline_asm has_side_effects "// end of the branch of drained loop 1"
+// CHECK-NEXT: } else {
 // CHECK-NOT: cp.async.bulk.tensor
+// CHECK: "wgmma.wait_group.sync.aligned 0; // drain loop 2"
+// CHECK: llvm.inline_asm has_side_effects "// end of the branch of drained loop 2"
+// CHECK-NEXT: }
 // CHECK: gpu.return
 module {
   func.func @mm(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}) attributes {tile.kernel} {

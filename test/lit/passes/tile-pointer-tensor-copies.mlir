@@ -419,3 +419,133 @@ module {
     return
   }
 }
+
+// -----
+
+// A persistent kernel (tutorial 09's shape): the tile loop carries a counter for its epilogue, and
+// rows past M are clamped to 0 with tl.where instead of wrapped. Inside the tile loop the test
+// (rows within [0, M), extents >= 1, B's column coordinate >= 0) chooses between the body without
+// the select, its loads carrying their arrays, and the body as it was; both yield the counter.
+// CHECK-LABEL: func.func @tiles
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32)
+// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[TILE:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK-NOT: arith.select
+// CHECK: "tile.load"{{.*}}descriptor = "array base=a_ptr rows=M cols=K row_stride=stride_am"
+// CHECK: "tile.load"{{.*}}descriptor = "array base=b_ptr rows=K cols=N row_stride=stride_bk"
+// CHECK: "tile.store"
+// CHECK: scf.yield %{{.*}} : i32
+// CHECK: } else {
+// CHECK: arith.select
+// CHECK-NOT: descriptor
+// CHECK: "tile.store"
+// CHECK: scf.yield %{{.*}} : i32
+// CHECK: scf.yield %[[TILE]] : i32
+module {
+  func.func @tiles(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_am"}, %arg7: i32 {tile.divisibility = 16 : i32, tile.name = "stride_bk"}) attributes {tile.kernel} {
+    %c16_i32 = arith.constant 16 : i32
+    %0 = arith.addi %arg4, %c16_i32 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %1 = arith.subi %0, %c1_i32 : i32
+    %c16_i32_0 = arith.constant 16 : i32
+    %2 = arith.divsi %1, %c16_i32_0 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %3 = arith.addi %arg3, %c64_i32 : i32
+    %c1_i32_1 = arith.constant 1 : i32
+    %4 = arith.subi %3, %c1_i32_1 : i32
+    %c64_i32_2 = arith.constant 64 : i32
+    %5 = arith.divsi %4, %c64_i32_2 : i32
+    %6 = arith.muli %5, %2 : i32
+    %7 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c4_i32 = arith.constant 4 : i32
+    %8 = arith.subi %7, %c4_i32 : i32
+    %c4_i32_3 = arith.constant 4 : i32
+    %9 = scf.for %arg8 = %7 to %6 step %c4_i32_3 iter_args(%arg9 = %8) -> (i32)  : i32 {
+      %10 = arith.divsi %arg8, %2 : i32
+      %c64_i32_4 = arith.constant 64 : i32
+      %11 = arith.muli %10, %c64_i32_4 : i32
+      %12 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+      %13 = "tile.splat"(%11) : (i32) -> tensor<64xi32>
+      %14 = arith.addi %13, %12 : tensor<64xi32>
+      %15 = "tile.splat"(%arg3) : (i32) -> tensor<64xi32>
+      %16 = arith.cmpi slt, %14, %15 : tensor<64xi32>
+      %c0_i32 = arith.constant 0 : i32
+      %cst = arith.constant dense<0> : tensor<64xi32>
+      %17 = arith.select %16, %14, %cst : tensor<64xi1>, tensor<64xi32>
+      %18 = arith.remsi %arg8, %2 : i32
+      %c16_i32_5 = arith.constant 16 : i32
+      %19 = arith.muli %18, %c16_i32_5 : i32
+      %20 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+      %21 = "tile.splat"(%19) : (i32) -> tensor<16xi32>
+      %22 = arith.addi %21, %20 : tensor<16xi32>
+      %cst_6 = arith.constant dense<0.000000e+00> : tensor<64x16xf32>
+      %c0_i32_7 = arith.constant 0 : i32
+      %c16_i32_8 = arith.constant 16 : i32
+      %23 = scf.for %arg10 = %c0_i32_7 to %arg5 step %c16_i32_8 iter_args(%arg11 = %cst_6) -> (tensor<64x16xf32>)  : i32 {
+        %40 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32>
+        %41 = "tile.splat"(%arg10) : (i32) -> tensor<16xi32>
+        %42 = arith.addi %41, %40 : tensor<16xi32>
+        %43 = "tile.expand_dims"(%17) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+        %44 = "tile.splat"(%arg6) : (i32) -> tensor<64x1xi32>
+        %45 = arith.muli %43, %44 : tensor<64x1xi32>
+        %46 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+        %47 = "tile.addptr"(%46, %45) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+        %48 = "tile.expand_dims"(%42) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+        %49 = "tile.broadcast"(%47) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x16x!tile.ptr<f16>>
+        %50 = "tile.broadcast"(%48) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+        %51 = "tile.addptr"(%49, %50) : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f16>>
+        %52 = "tile.splat"(%arg5) : (i32) -> tensor<1x16xi32>
+        %53 = arith.cmpi slt, %48, %52 : tensor<1x16xi32>
+        %54 = "tile.broadcast"(%53) : (tensor<1x16xi1>) -> tensor<64x16xi1>
+        %cst_13 = arith.constant 0.000000e+00 : f16
+        %cst_14 = arith.constant dense<0.000000e+00> : tensor<64x16xf16>
+        %55 = "tile.load"(%51, %54, %cst_14) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi1>, tensor<64x16xf16>) -> tensor<64x16xf16>
+        %56 = "tile.expand_dims"(%42) {axis = 1 : i32} : (tensor<16xi32>) -> tensor<16x1xi32>
+        %57 = "tile.splat"(%arg7) : (i32) -> tensor<16x1xi32>
+        %58 = arith.muli %56, %57 : tensor<16x1xi32>
+        %59 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<16x1x!tile.ptr<f16>>
+        %60 = "tile.addptr"(%59, %58) : (tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>) -> tensor<16x1x!tile.ptr<f16>>
+        %61 = "tile.expand_dims"(%22) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+        %62 = "tile.broadcast"(%60) : (tensor<16x1x!tile.ptr<f16>>) -> tensor<16x16x!tile.ptr<f16>>
+        %63 = "tile.broadcast"(%61) : (tensor<1x16xi32>) -> tensor<16x16xi32>
+        %64 = "tile.addptr"(%62, %63) : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>) -> tensor<16x16x!tile.ptr<f16>>
+        %65 = "tile.splat"(%arg5) : (i32) -> tensor<16x1xi32>
+        %66 = arith.cmpi slt, %56, %65 : tensor<16x1xi32>
+        %67 = "tile.splat"(%arg4) : (i32) -> tensor<1x16xi32>
+        %68 = arith.cmpi slt, %61, %67 : tensor<1x16xi32>
+        %69 = "tile.broadcast"(%66) : (tensor<16x1xi1>) -> tensor<16x16xi1>
+        %70 = "tile.broadcast"(%68) : (tensor<1x16xi1>) -> tensor<16x16xi1>
+        %71 = arith.andi %69, %70 : tensor<16x16xi1>
+        %cst_15 = arith.constant 0.000000e+00 : f16
+        %cst_16 = arith.constant dense<0.000000e+00> : tensor<16x16xf16>
+        %72 = "tile.load"(%64, %71, %cst_16) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+        %73 = "tile.dot"(%55, %72, %arg11) {input_precision = "ieee"} : (tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf32>
+        scf.yield %73 : tensor<64x16xf32>
+      }
+      %c4_i32_9 = arith.constant 4 : i32
+      %24 = arith.addi %arg9, %c4_i32_9 : i32
+      %25 = arith.divsi %24, %2 : i32
+      %c64_i32_10 = arith.constant 64 : i32
+      %26 = arith.muli %25, %c64_i32_10 : i32
+      %27 = "tile.splat"(%26) : (i32) -> tensor<64xi32>
+      %28 = arith.addi %27, %12 : tensor<64xi32>
+      %29 = "tile.expand_dims"(%28) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+      %c16_i32_11 = arith.constant 16 : i32
+      %cst_12 = arith.constant dense<16> : tensor<64x1xi32>
+      %30 = arith.muli %29, %cst_12 : tensor<64x1xi32>
+      %31 = "tile.splat"(%arg2) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+      %32 = "tile.addptr"(%31, %30) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+      %33 = "tile.expand_dims"(%22) {axis = 0 : i32} : (tensor<16xi32>) -> tensor<1x16xi32>
+      %34 = "tile.broadcast"(%32) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x16x!tile.ptr<f32>>
+      %35 = "tile.broadcast"(%33) : (tensor<1x16xi32>) -> tensor<64x16xi32>
+      %36 = "tile.addptr"(%34, %35) : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xi32>) -> tensor<64x16x!tile.ptr<f32>>
+      %37 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+      %38 = arith.cmpi slt, %29, %37 : tensor<64x1xi32>
+      %39 = "tile.broadcast"(%38) : (tensor<64x1xi1>) -> tensor<64x16xi1>
+      "tile.store"(%36, %23, %39) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x16x!tile.ptr<f32>>, tensor<64x16xf32>, tensor<64x16xi1>) -> ()
+      scf.yield %24 : i32
+    }
+    return
+  }
+}
