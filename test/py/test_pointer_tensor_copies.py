@@ -550,3 +550,48 @@ def test_persistent_matmul_copies_by_tma_in_its_tile_loop():
     assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg.shared.global" in ptx
     if shutil.which("ptxas"):
         assert compiled.n_spills == 0 and "ptxas_advisories" not in compiled.metadata
+
+
+@pytest.mark.parametrize("M,N,K", [(200, 192, 208), (256, 128, 64), (130, 144, 48)])
+def test_column_major_b_boxes_read_what_the_pointers_read(M, N, K, monkeypatch):
+    """B column-major (`x @ W.T`, W [N, K] row-major): the tile is the transpose of a box of W. The
+    handler compares each box with the pointers the raised load carries (made from the box: what it
+    reads wherever tensor copies do not take it); the product checks the whole against NumPy."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    w = rng.standard_normal((N, K)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, w, c, M, N, K, K, 1, 1, K, N, 1)  # B = W.T: stride_bk 1, stride_bn K
+    boxes = _interpret_raised(matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8)
+    np.testing.assert_allclose(
+        c.astype(np.float32), a.astype(np.float32) @ w.astype(np.float32).T, rtol=2e-2, atol=5e-2
+    )
+    whole = (M // 128) * (N // 128)
+    assert boxes == whole * 2 * tilec.cdiv(K, 64)
+
+
+@pytest.mark.parametrize("dtype, bk", [("fp16", 64), ("bf16", 64), ("fp32", 32)])
+def test_column_major_b_copies_by_tma(dtype, bk):
+    """The tile of a column-major B is the transpose of a box of W [N, K]: its ring is filled by
+    tensor copies and read K-major, as `tl.dot(a, w_tile.T)` through a descriptor is. Before, a
+    column-major B was staged from registers: 1132 bytes of spills at 128x128x64 on 4 warps (fp16),
+    208 at 128x256x32 on 8 (fp32)."""
+    signature = f"*{dtype}:16,*{dtype}:16,*{dtype}:16,i32,i32,i32:16,i32:16,i32:16,i32:16"
+    constexprs = {
+        "BM": 128,
+        "BN": 128,
+        "BK": bk,
+        "GROUP_M": 8,
+        "stride_ak": 1,
+        "stride_bk": 1,
+        "stride_cn": 1,
+    }
+    compiled = tilec.compile(
+        matmul_wrapped, signature=signature, constexprs=constexprs, target="sm_90a", num_warps=4
+    )
+    assert _maps(compiled) == [("a_ptr", "M", "K", "stride_am"), ("b_ptr", "N", "K", "stride_bn")]
+    ptx = compiled.asm["ptx"]
+    assert ptx.count("cp.async.bulk.tensor.2d") == 3 * 2  # prologue (2 iterations) and loop
+    if shutil.which("ptxas"):
+        assert compiled.n_spills == 0 and "ptxas_advisories" not in compiled.metadata

@@ -91,7 +91,10 @@ class _Plan:
     base: str
     row_stride: str | int
     nonnegative: list  # coordinates to test at run time (no ITER)
-    facts_slice: set | None = None  # the top-level scalar ops its run-time tests read (None: impure)
+    transposed: bool = False  # the tile is the transpose of the box (a column-major B)
+    base_value: ir.Value | None = None  # the pointer argument
+    row_stride_poly: dict | None = None  # the row stride as a polynomial of arguments
+    facts_slice: set | None = None  # the block's scalar ops its run-time tests read (None: impure)
 
     def atoms_of(self, polys) -> set:
         return {self.tiles.atoms[a] for p in polys for m in p for a in m if a != ITER}
@@ -110,7 +113,10 @@ def _raise_loads(fn: ir.Operation, block: ir.Block, num_warps: int) -> None:
         for loads in _dot_operand_loads(loop, num_warps, axis):
             # A ring goes by tensor copies only when all its streams do (cp_async.Ring.tma): a copy
             # of the body for some of a dot's loads would stream them by cp.async as before.
-            found = [_plan(fn, loop, load) if "descriptor" not in load.attributes else None for load in loads]
+            found = [
+                _plan(fn, loop, load, layouts) if "descriptor" not in load.attributes else None
+                for load, layouts in loads
+            ]
             for plan in found:
                 if plan is not None:
                     plan.facts_slice = _facts_slice(plan, positions, outside)
@@ -172,11 +178,19 @@ def _version(block: ir.Block, ops: list, positions: dict, dots: list) -> bool:
     return True
 
 
+# The layouts a dot operand's load may have in memory: row-major (the box as it is) or column-major
+# (the transpose of a row-major box: a B whose K is contiguous, `x @ W.T`).
+ROW_MAJOR, COLUMN_MAJOR = "row-major", "column-major"
+
+
 def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
     """For each warpgroup-MMA dot in the loop's body whose B is loaded there as a tile a ring may
-    stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy needs none;
-    B through tl.trans, or a 16-bit B): its operands' loads, A's (if loaded there) first. (A dot
-    gets a ring only when its B streams; an A that is not loaded in the loop goes from registers.)"""
+    stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy needs none):
+    its operands' loads, A's (if loaded there) first, each with the layouts it may be read in. A
+    is read row-major only (a ring streams A as it lies); B row-major when it is 16-bit (read
+    N-major) or goes through tl.trans (then K-major), column-major when it does not (the copy then
+    goes through a tile.trans: K-major). (A dot gets a ring only when its B streams; an A that is
+    not loaded in the loop goes from registers.)"""
     found = []
     for op in loop.regions[0].blocks[0].operations:
         dot = op.operation
@@ -192,16 +206,21 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
                 continue
             value, transposed = peeled
             load = defining_op(value)
-            if index == 1 and not transposed and wgmma.element_bytes(kind) != 2:
-                continue  # only a 16-bit B may be read N-major
-            if load.name == "tile.load" and load.parent == loop:
-                loads[index] = load
+            if load.name != "tile.load" or load.parent != loop:
+                continue
+            if index == 0 or transposed:
+                layouts = (ROW_MAJOR,)
+            elif wgmma.element_bytes(kind) == 2:
+                layouts = (ROW_MAJOR, COLUMN_MAJOR)
+            else:
+                layouts = (COLUMN_MAJOR,)
+            loads[index] = (load, layouts)
         if 1 in loads:
             found.append(list(loads.values()))
     return found
 
 
-def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | None:
+def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation, layouts=(ROW_MAJOR,)) -> _Plan | None:
     seg = segments(load)
     shape = tile.shape_of(load.results[0].type)
     if (
@@ -214,13 +233,21 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
     elem_bytes = _element_bytes(tile.element_of(load.results[0].type))
     tiles = AffineTiles(fn, loop, remainders=True)
     address = tiles.form(seg["ptr"][0])
-    if elem_bytes is None or address is None or address.base is None or address.coefs[1] != constant(1):
+    if elem_bytes is None or address is None or address.base is None:
+        return None
+    # the tile's dimension along the array's rows (the other one runs along its columns, step 1)
+    if ROW_MAJOR in layouts and address.coefs[1] == constant(1):
+        row_dim = 0
+    elif COLUMN_MAJOR in layouts and address.coefs[0] == constant(1):
+        row_dim = 1
+    else:
         return None
     base = argument_name(address.base, aligned=True)
-    row_stride = _row_stride(tiles, address.coefs[0], elem_bytes)
+    row_stride = _row_stride(tiles, address.coefs[row_dim], elem_bytes)
     if base is None or row_stride is None:
         return None
-    coords = _split(address.const, address.coefs[0])
+    row, col = _split(address.const, address.coefs[row_dim])
+    coords = (row, col) if row_dim == 0 else (col, row)  # along the tile's dimensions
     limits = tiles.limits(seg["mask"][0]) if seg["mask"] else {}
     if limits is None:
         return None
@@ -245,7 +272,10 @@ def _plan(fn: ir.Operation, loop: ir.Operation, load: ir.Operation) -> _Plan | N
                 return None
             nonnegative.append(coord)
         extents.append(extent)
-    return _Plan(load, tiles, coords, tuple(extents), base, row_stride, nonnegative)
+    if row_dim == 1:  # the array's rows run along the tile's columns
+        coords, extents = coords[::-1], extents[::-1]
+    return _Plan(load, tiles, tuple(coords), tuple(extents), base, row_stride, nonnegative, row_dim == 1,
+                 address.base, address.coefs[row_dim])  # fmt: skip
 
 
 def _facts_slice(plan: _Plan, positions: dict, outside: frozenset) -> set | None:
@@ -357,7 +387,9 @@ def _materialize(
 
 
 def _attach(plan: _Plan, load: ir.Operation, mapping: dict) -> None:
-    """The copy of the plan's load in the then block gets its coordinates and array."""
+    """The copy of the plan's load in the then block gets its coordinates and array; a column-major
+    tile becomes the transpose of a load of the row-major box (its pointers, mask and `other`
+    transposed with it, so that it reads the same elements wherever it runs as a pointer load)."""
     del load.attributes[_TAG]
     loop = load.parent
     with load.location, ir.InsertionPoint(load):
@@ -372,12 +404,51 @@ def _attach(plan: _Plan, load: ir.Operation, mapping: dict) -> None:
         attrs = {name: load.attributes[name] for name in load.attributes}
         attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, len(seg["mask"]), len(seg["other"]), 2])
         attrs["descriptor"] = ir.StringAttr.get(text)
-        operands = [*seg["ptr"], *seg["mask"], *seg["other"], *coords]
+        operands = [*seg["ptr"], *seg["mask"], *seg["other"]]
+        result_type = load.results[0].type
+        if plan.transposed:
+            result_type = tile.with_shape(tile.element_of(result_type), tile.shape_of(result_type)[::-1])
+            operands = _box_operands(plan, coords, mapped, result_type)
+            attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 1, 2])
         new = ir.Operation.create(
-            "tile.load", results=[load.results[0].type], operands=operands, attributes=attrs
-        )
-    load.results[0].replace_all_uses_with(new.results[0])
+            "tile.load", results=[result_type], operands=[*operands, *coords], attributes=attrs
+        ).results[0]
+        if plan.transposed:
+            new = tile.trans(new, [1, 0])
+    load.results[0].replace_all_uses_with(new)
     load.erase()
+
+
+def _box_operands(plan: _Plan, coords: list, mapped, box_type: ir.Type) -> list:
+    """Pointers, mask and `other` (zero) of a pointer load of the box at `coords` ([rows, cols] as
+    `box_type`): base + (r + i) * row_stride + (c + j) where r + i < rows and c + j < cols (the
+    coordinates are >= 0 where the load runs). What a transposed plan's load reads wherever tensor
+    copies do not take it; made anew rather than as transposes of the original tiles, which would
+    be layout conversions through shared memory (pointers: 8 bytes an element)."""
+    i64 = ir.IntegerType.get_signless(64)
+    shape = tile.shape_of(box_type)
+    wide = lambda v: arith.extsi(i64, v) if ir.IntegerType(v.type).width < 64 else v  # noqa: E731
+    extents = [wide(_materialize(plan, p, mapped, None)) for p in plan.extents]
+    stride = wide(_materialize(plan, plan.row_stride_poly, mapped, None))
+    offsets, inside = None, None
+    for dim, (coord, extent) in enumerate(zip(coords, extents)):
+        index = arith.addi(tile.splat(wide(coord), [shape[dim]]), arith.extsi(
+            tile.with_shape(i64, [shape[dim]]), tile.make_range(0, shape[dim])))  # fmt: skip
+        index = tile.broadcast(tile.expand_dims(index, 1 - dim), shape)
+        within = arith.cmpi(arith.CmpIPredicate.slt, index, tile.splat(extent, shape))
+        if dim == 0:
+            offsets, inside = arith.muli(index, tile.splat(stride, shape)), within
+        else:
+            offsets, inside = arith.addi(offsets, index), arith.andi(inside, within)
+    pointers = tile.addptr(tile.splat(mapped(plan.base_value), shape), offsets)
+    zero = ir.DenseElementsAttr.get_splat(box_type, _zero_attr(tile.element_of(box_type)))
+    return [pointers, inside, arith.ConstantOp(box_type, zero).result]
+
+
+def _zero_attr(element: ir.Type) -> ir.Attribute:
+    if isinstance(element, ir.IntegerType):
+        return ir.IntegerAttr.get(element, 0)
+    return ir.FloatAttr.get(element, 0.0)
 
 
 def _iteration(loop) -> ir.Value:
