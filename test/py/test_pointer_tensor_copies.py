@@ -385,6 +385,30 @@ def test_persistent_matmul_on_gpu(clamp, M, N, K):
     assert len(maps) == (2 if K % 16 == N % 16 == 0 else 0)
 
 
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 208, 136), (1000, 784, 520)])
+def test_column_major_b_matmul_on_gpu(dtype, M, N, K):
+    """`x @ W.T` through pointers: W's boxes by tensor copies, read K-major."""
+    import torch
+
+    torch.manual_seed(5)
+    t = getattr(torch, dtype)
+    a = torch.randn(M, K, device="cuda", dtype=t)
+    b = torch.randn(N, K, device="cuda", dtype=t).T
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=t)
+    grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
+    args = (a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride())
+    bk = 32 if dtype == "float32" else 64
+    options = {"BM": 128, "BN": 128, "BK": bk, "GROUP_M": 8, "num_warps": 8, "num_stages": 3}
+    matmul_wrapped[grid](*args, **options)
+    expected = a.double() @ b.double()
+    torch.testing.assert_close(c.double(), expected, rtol=2e-2, atol=0.1 if dtype == "float16" else 0.05)
+    maps = matmul_wrapped.warmup(*args, grid=grid, **options).metadata.get("tensor_maps", [])
+    assert len(maps) == (2 if K % 16 == 0 else 0)
+
+
 # -- the proof checked by the interpreter -----------------------------------------------------------
 # Without a GPU: the kernel's tile IR goes through the pass and runs in the interpreter, whose loads
 # that carry an array and coordinates are read here as a tensor copy reads them (the box at the
