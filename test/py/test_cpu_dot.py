@@ -162,3 +162,73 @@ def test_wrapped_offsets_get_an_unwrapped_copy(clamp, wrap):
     assert linalg_ir.count("linalg.matmul") == 2
     unwrapped, wrapped = linalg_ir.split("linalg.matmul")[:2]
     assert wrap not in unwrapped and wrapped.count(wrap) == 2
+
+
+@tilec.jit
+def wrapped_persistent(a_ptr, b_ptr, c_ptr, M, N, K, PROGRAMS: tl.constexpr, BM: tl.constexpr,
+                       BN: tl.constexpr, BK: tl.constexpr, CLAMP: tl.constexpr):  # fmt: skip
+    """wrapped_matmul as a persistent kernel (tutorial 09): PROGRAMS programs walk the tiles; a
+    second tile counter, carried by the tile loop, places the epilogue."""
+    tiles_n = tl.cdiv(N, BN)
+    done = tl.program_id(0) - PROGRAMS
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS):
+        offs_m = (tile // tiles_n) * BM + tl.arange(0, BM)
+        offs_n = (tile % tiles_n) * BN + tl.arange(0, BN)
+        if CLAMP:
+            offs_m = tl.where(offs_m < M, offs_m, 0)
+            offs_n = tl.where(offs_n < N, offs_n, 0)
+        else:
+            offs_m = offs_m % M
+            offs_n = offs_n % N
+        offs_k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = tl.load(a_ptr + offs_m[:, None] * K + (k * BK + offs_k)[None, :],
+                        mask=offs_k[None, :] < K - k * BK, other=0.0)  # fmt: skip
+            b = tl.load(b_ptr + (k * BK + offs_k)[:, None] * N + offs_n[None, :],
+                        mask=offs_k[:, None] < K - k * BK, other=0.0)  # fmt: skip
+            acc = tl.dot(a, b, acc)
+        done += PROGRAMS
+        rows = (done // tiles_n) * BM + tl.arange(0, BM)
+        cols = (done % tiles_n) * BN + tl.arange(0, BN)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=mask)
+
+
+@pytest.mark.parametrize("clamp", [False, True])
+@pytest.mark.parametrize("shape, programs", [((128, 64, 96), 3), ((100, 72, 40), 2), ((16, 200, 33), 5)])
+def test_persistent_tiles_wrap_on_cpu(target, shape, programs, clamp):
+    """tile-cpu-version-remainders inside the tile loop: each tile tests its own offsets and takes
+    the copy without the wraps or the original; the carried counter passes through both."""
+    M, N, K = shape
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in ((M, K), (K, N)))
+    c = np.full((M, N), np.nan, np.float32)
+    wrapped_persistent[(programs,)](a, b, c, M, N, K, PROGRAMS=programs, BM=32, BN=32, BK=16, CLAMP=clamp)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("clamp, wrap", [(False, "arith.remsi"), (True, "arith.select")])
+def test_persistent_tiles_get_an_unwrapped_copy(clamp, wrap):
+    """The test and the two copies are inside the tile loop: the then-branch without the wraps of
+    the tile's offsets, the else-branch with both, each yielding the carried counter."""
+    from mlir import ir
+
+    from tilec.dialects import tile as tile_dialect
+    from tilec.passes.base import ops_named
+    from tilec.passes.pipeline import parse_pipeline, run_pipeline
+
+    compiled = tilec.compile(
+        wrapped_persistent, signature="*fp32,*fp32,*fp32,i32,i32,i32",
+        constexprs={"PROGRAMS": 4, "BM": 32, "BN": 32, "BK": 16, "CLAMP": clamp}, target="cpu",
+    )  # fmt: skip
+    with tile_dialect.make_context():
+        module = ir.Module.parse(compiled.asm["tile"])
+        run_pipeline(module, parse_pipeline("tile-canonicalize,tile-cpu-version-remainders"))
+        tile_loop = next(op for op in ops_named(module.operation, "scf.for") if "scf.if" in str(op))
+        branch = next(op.operation for op in tile_loop.regions[0].blocks[0].operations if op.name == "scf.if")
+        assert len(branch.results) == 1  # the counter
+        then, other = (str(region.blocks[0]) for region in branch.regions)
+        wraps = re.compile(rf"{wrap} .*: tensor<32x")
+        assert not wraps.search(then) and len(wraps.findall(other)) == 2
+        assert then.count("tile.dot") == other.count("tile.dot") == 1

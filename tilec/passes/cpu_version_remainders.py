@@ -14,9 +14,12 @@ by `x`:
     %w = arith.remsi %x, (tile.splat %M);  ...body using %w...
       =>  ...;  scf.if (0 <= s && s + 63 < M) { ...body using %x... } else { ...body using %w... }
 
-Only remainders at the kernel's top level whose offsets are built from ranges, splats and
-constants by additions and multiplications by constants (cpu_version_masks' bounds) and computed
-by pure ops from the arguments and the program id, and whose results flow into addresses, count.
+Only remainders at the kernel's top level (or, where it has none, in the body of a loop there: a
+persistent kernel's tile loop, each tile testing its own offsets) whose offsets are built from
+ranges, splats and constants by additions and multiplications by constants (cpu_version_masks'
+bounds) and computed by pure ops from the arguments, the program id and the values around the
+block, and whose results flow into addresses, count. `tl.where(x < M, x, 0)` clamps count as
+`x % M` does (affine_tiles.wrapped_value).
 Loop-free kernels are left to tile-cpu-version-masks and their fused copies.
 """
 
@@ -28,7 +31,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from tilec.analysis.affine_tiles import wrapped_value
+from tilec.analysis.affine_tiles import enclosing_blocks, wrapped_value
 from tilec.dialects import tile
 
 from .base import TilePass, defining_op, ops_in_order, ops_named
@@ -47,7 +50,7 @@ class CpuVersionRemaindersPass(TilePass):
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "func.func"):
             if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in LOOPS):
-                _version(fn)
+                _version(fn, fn.regions[0].blocks[0], frozenset())
 
 
 def _feeds_addresses(value: ir.Value, depth: int = _SEARCH_DEPTH) -> bool:
@@ -61,17 +64,25 @@ def _feeds_addresses(value: ir.Value, depth: int = _SEARCH_DEPTH) -> bool:
     return False
 
 
-def _version(fn: ir.Operation) -> None:
-    block = fn.regions[0].blocks[0]
+def _version(fn: ir.Operation, block: ir.Block, outside: frozenset) -> None:
+    """Versions `block` (the kernel's body, or a loop's: a persistent kernel's tile loop, whose
+    every tile then tests its own offsets) on its wraps; where it has none, the loops in it."""
     ops = [op.operation for op in block.operations]
+    if not _version_block(fn, ops, outside):
+        for loop in ops:
+            if loop.name == "scf.for":
+                _version(fn, loop.regions[0].blocks[0], enclosing_blocks(loop, fn))
+
+
+def _version_block(fn: ir.Operation, ops: list, outside: frozenset) -> bool:
     positions = {op: i for i, op in enumerate(ops)}
     candidates, slice_ops = [], set()
     for op in ops:
         wrap = wrapped_value(op) if op.results and op.name in ("arith.remsi", "arith.select") else None
         if wrap is None or not _feeds_addresses(op.results[0]):
             continue
-        found = _pure_slice(wrap[0], positions, set())
-        found_modulus = _pure_slice(wrap[1], positions, set())
+        found = _pure_slice(wrap[0], positions, set(), outside)
+        found_modulus = _pure_slice(wrap[1], positions, set(), outside)
         if found is None or found_modulus is None:
             continue
         scalars = scalar_part(found | found_modulus)
@@ -80,7 +91,7 @@ def _version(fn: ir.Operation) -> None:
         candidates.append(op)
         slice_ops |= scalars
     if not candidates:
-        return
+        return False
     # The scalars the bounds need first (pure, they depend on nothing else in the body), then the
     # test. The tiles (ranges, splats, sums) stay in the body and are copied with it: computed
     # outside the branch they would be buffers that both copies read instead of loop indices.
@@ -94,9 +105,11 @@ def _version(fn: ir.Operation) -> None:
             identity = holds if identity is None else arith.andi(identity, holds)
             wrapped.append(op)
         if not wrapped:
-            return  # (the bounds' dead arithmetic goes with canonicalization)
-        branch = scf.IfOp(identity, [], has_else=True)
+            return False  # (the bounds' dead arithmetic goes with canonicalization)
+        results = [v.type for v in ops[-1].operands]  # what a loop body yields
+        branch = scf.IfOp(identity, results, has_else=True)
     split_body(branch, ops, slice_ops, without_remainders(wrapped))
+    return True
 
 
 def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
