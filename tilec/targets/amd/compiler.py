@@ -41,7 +41,7 @@ def stages(arch: str, num_warps: int, fp_fusion: bool = True) -> list[tuple[str,
             f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-expand-float64-math,tile-expand-sort,tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
             f"mfma={int(has_mfma(arch))} mfma-i8-k={16 if arch == 'gfx90a' else 32} fp-fusion={int(fp_fusion)}}},"
-            "canonicalize,cse",
+            "canonicalize{top-down=false},cse",
         ),
         (
             "llvm",

@@ -79,7 +79,7 @@ def stages(
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,tile-expand-sort,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},canonicalize,cse,"
+            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},canonicalize{{top-down=false}},cse,"
             "gpu-rematerialize-thread-values",
         ),
         Stage(
