@@ -79,8 +79,9 @@ def stages(
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,tile-expand-sort,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},canonicalize{{top-down=false}},cse,"
-            "gpu-rematerialize-thread-values",
+            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},"
+            # bottom-up: the same result as top-down on this unrolled code, 6-8x faster (targets.md)
+            "canonicalize{top-down=false},cse,gpu-rematerialize-thread-values",
         ),
         Stage(
             "llvm",
