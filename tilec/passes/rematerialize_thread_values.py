@@ -77,6 +77,7 @@ class RematerializeThreadValuesPass(TilePass):
     """Recompute thread-id-derived values inside loops that contain loops, instead of keeping them live."""
 
     name: ClassVar[str] = "gpu-rematerialize-thread-values"
+    checks_tile_ops: ClassVar[bool] = False  # (runs on IR whose tile ops are lowered)
 
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "gpu.func"):

@@ -27,6 +27,7 @@ class TensorMapParamsPass(TilePass):
     """Mark the tensor-map parameters of NVVM kernels as 128-byte grid constants."""
 
     name: ClassVar[str] = "nvvm-tensor-map-params"
+    checks_tile_ops: ClassVar[bool] = False  # (runs on IR whose tile ops are lowered)
 
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "llvm.func"):
