@@ -104,6 +104,7 @@ def _hoist_in_block(block: ir.Block) -> None:
         # Earliest position: just after the last op before the load that writes memory or defines a
         # value the cone uses without being part of it.
         limit = -1
+        used = _uses(cone)
         for i in range(index):
             other = ops[i]
             if other in cone_ids:
@@ -111,7 +112,7 @@ def _hoist_in_block(block: ir.Block) -> None:
             if may_write(other):
                 limit = i
                 continue
-            if any(r in _uses(cone) for r in other.results):
+            if any(r in used for r in other.results):
                 limit = i
         first = next((i for i in range(limit + 1, index) if ops[i] not in cone_ids), None)
         if first is None:
