@@ -10,7 +10,8 @@ proves it from the IR):
   - `other` is zero (or there is no mask);
   - along each dimension either the mask is `x0 + index < bound` and `bound - x0 + coordinate` is an
     expression of arguments and constants (the extent: K for `offs_k < K - k * BK` at c = k * BK),
-    or the offsets are `x % M`, unmasked, and the remainder is the identity (extent M), or the
+    or the offsets are `x % M` or `where(x < M, x, 0)`, unmasked, and that wrap is the identity
+    (extent M), or the
     dimension is unmasked and walked by the loop (`for k in range(0, ub)`, coordinate c0 + d * k:
     the extent is one past the last element read, c0 + d * ub - d + size, so that nothing is
     zero-filled: an EVEN_K kernel's K);
@@ -30,9 +31,16 @@ filled by cp.async). The two copies' rings share shared memory (convert-tile-to-
                                    {descriptor = "array base=a_ptr rows=M cols=K row_stride=stride_am"} }
           } else { ...the body as it was... }
 
-Only loops at the kernel's top level count, and the run-time facts must be computed by pure ops
-from the arguments and the program id. Loads whose array an argument descriptor or a block pointer
-already names are left alone.
+A B whose K is contiguous (`x @ W.T`: address base + (c + i) + (r + j) * row_stride) is the
+transpose of the box at (r, c) of W [N, K]: the raised copy loads that box (its pointers, mask and
+zero `other` made from the box, so that it reads the same where tensor copies do not take it) and
+a tile.trans gives the tile, as `tl.dot(a, w_tile.T)` through a descriptor does.
+
+The loops of the kernel's top level count; where none of them is raised, the loops in their bodies
+(a persistent kernel's tile loop: the test and the two copies go inside it, once per tile, and what
+the tile loop carries both copies yield). The run-time facts must be computed by pure ops from the
+arguments, the program id and the values around the versioned block. Loads whose array an argument
+descriptor or a block pointer already names are left alone.
 """
 
 from __future__ import annotations
@@ -388,8 +396,7 @@ def _materialize(
 
 def _attach(plan: _Plan, load: ir.Operation, mapping: dict) -> None:
     """The copy of the plan's load in the then block gets its coordinates and array; a column-major
-    tile becomes the transpose of a load of the row-major box (its pointers, mask and `other`
-    transposed with it, so that it reads the same elements wherever it runs as a pointer load)."""
+    tile becomes the transpose of a load of the row-major box (_box_operands)."""
     del load.attributes[_TAG]
     loop = load.parent
     with load.location, ir.InsertionPoint(load):
