@@ -107,11 +107,15 @@ def test_accumulator_blocks_fit_the_host_registers(lanes, block):
 
 @tilec.jit
 def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CLAMP: tl.constexpr = False):  # fmt: skip
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CLAMP: tl.constexpr = False,
+                   WIDE: tl.constexpr = False):  # fmt: skip
     """Triton's tutorial form: rows and columns wrap with `% M` / `% N` (no masks on them); CLAMP:
-    clamped to 0 past the edge with tl.where instead (newer tutorials' form)."""
+    clamped to 0 past the edge with tl.where instead (newer tutorials' form); WIDE: the rows in 64
+    bits before they wrap."""
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
     offs_m = pid_m * BM + tl.arange(0, BM)
+    if WIDE:
+        offs_m = offs_m.to(tl.int64)
     offs_n = pid_n * BN + tl.arange(0, BN)
     if CLAMP:
         offs_m = tl.where(offs_m < M, offs_m, 0)
@@ -135,9 +139,9 @@ def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
 
 
-@pytest.mark.parametrize("clamp", [False, True])
+@pytest.mark.parametrize("clamp, wide", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("shape", [(128, 64, 96), (100, 72, 40), (16, 200, 33), (64, 48, 32)])
-def test_wrapped_offsets_on_cpu(shape, clamp):
+def test_wrapped_offsets_on_cpu(shape, clamp, wide):
     """tile-cpu-version-remainders: programs whose rows and columns do not wrap run a copy without
     the `% M` / `% N` or the clamps (affine addresses), the edge programs the original; both must
     agree with NumPy on full and ragged shapes, including a grid whose every program wraps (M < BM)."""
@@ -146,15 +150,18 @@ def test_wrapped_offsets_on_cpu(shape, clamp):
     a, b = (rng.standard_normal(s).astype(np.float32) for s in ((M, K), (K, N)))
     c = np.full((M, N), np.nan, np.float32)
     grid = (tilec.cdiv(M, 32), tilec.cdiv(N, 32))
-    wrapped_matmul[grid](a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=16, CLAMP=clamp)
+    wrapped_matmul[grid](a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=16, CLAMP=clamp, WIDE=wide)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("clamp, wrap", [(False, "arith.remsi"), (True, "arith.select")])
-def test_wrapped_offsets_get_an_unwrapped_copy(clamp, wrap):
+@pytest.mark.parametrize(
+    "clamp, wide, wrap",
+    [(False, False, "arith.remsi"), (True, False, "arith.select"), (False, True, "arith.remsi")],
+)
+def test_wrapped_offsets_get_an_unwrapped_copy(clamp, wide, wrap):
     compiled = tilec.compile(
         wrapped_matmul, signature="*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32",
-        constexprs={"BM": 32, "BN": 32, "BK": 16, "CLAMP": clamp}, target="cpu",
+        constexprs={"BM": 32, "BN": 32, "BK": 16, "CLAMP": clamp, "WIDE": wide}, target="cpu",
     )  # fmt: skip
     linalg_ir = compiled.asm["linalg"]
     # two copies of the K loop's dot; the first (the branch taken when nothing wraps) has no

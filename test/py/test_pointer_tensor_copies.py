@@ -197,15 +197,14 @@ def test_ragged_n_epilogues_stay_apart(monkeypatch):
     assert raised.n_regs <= plain.n_regs + 8, (raised.n_regs, plain.n_regs)  # was 222 against 213
 
 
-def test_wide_offsets():
-    """Row offsets widened to 64 bits after the remainder read the same boxes; widened before it,
-    the remainder is one of 64-bit values, whose bounds the test does not take (yet): then neither
-    of the dot's loads is raised (not B alone: a ring goes by tensor copies only as a whole)."""
-    assert _maps(_wrapped_sm90(WIDE=1)) == [
+@pytest.mark.parametrize("wide", [1, 2])
+def test_wide_offsets(wide):
+    """Row offsets widened to 64 bits after the remainder, or before it (a remainder of 64-bit
+    values, whose bounds are those of the i32 values widened), read the same boxes."""
+    assert _maps(_wrapped_sm90(WIDE=wide)) == [
         ("a_ptr", "M", "K", "stride_am"),
         ("b_ptr", "K", "N", "stride_bk"),
     ]
-    assert _maps(_wrapped_sm90(WIDE=2)) == []
 
 
 def test_unmasked_k_is_the_loops_walk():
@@ -501,11 +500,13 @@ def _interpret_raised(kernel, grid, args, num_warps, monkeypatch, held=(), **con
 
 
 @pytest.mark.parametrize(
-    "M,N,K,even_k",
-    [(200, 192, 208, False), (256, 128, 64, False), (130, 144, 48, False), (200, 192, 192, True), (128, 256, 64, True)],
+    "M,N,K,even_k,wide",
+    [(200, 192, 208, False, 0), (256, 128, 64, False, 0), (130, 144, 48, False, 0), (200, 192, 192, True, 0),
+     (128, 256, 64, True, 0), (200, 192, 208, False, 2), (256, 128, 64, False, 1)],
 )  # fmt: skip
-def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, even_k, monkeypatch):
-    """Wrapped rows and columns, K masked or (even_k) unmasked and walked by the loop."""
+def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, even_k, wide, monkeypatch):
+    """Wrapped rows and columns, K masked or (even_k) unmasked and walked by the loop; A's rows
+    widened to 64 bits after the wrap (wide 1) or before it (2)."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
@@ -513,7 +514,7 @@ def test_tutorial_boxes_read_what_the_pointers_read(M, N, K, even_k, monkeypatch
     grid = (tilec.cdiv(M, 128) * tilec.cdiv(N, 128),)
     args = (a, b, c, M, N, K, K, 1, N, 1, N, 1)
     boxes = _interpret_raised(
-        matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8, EVEN_K=even_k
+        matmul_wrapped, grid, args, 8, monkeypatch, BM=128, BN=128, BK=64, GROUP_M=8, EVEN_K=even_k, WIDE=wide
     )
     np.testing.assert_allclose(
         c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=5e-2

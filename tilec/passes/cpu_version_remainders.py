@@ -113,15 +113,15 @@ def _version_block(fn: ir.Operation, ops: list, outside: frozenset) -> bool:
 
 
 def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
-    """At the insertion point: i1, the wrap `op` (`x % M`, or `where(x < M, x, c)`, of an i32 tile:
-    wrapped_value) is x for every element (`0 <= min(x)` and `max(x) < M`), from x's
+    """At the insertion point: i1, the wrap `op` (`x % M`, or `where(x < M, x, c)`, of an i32 or i64
+    tile: wrapped_value) is x for every element (`0 <= min(x)` and `max(x) < M`), from x's
     bounds; None when x has none."""
     i64 = ir.IntegerType.get_signless(64)
     x, bound = wrapped_value(op)
-    bounds = _bounds(x)
-    if bounds is None or tile.element_of(x.type) != ir.IntegerType.get_signless(32):
+    bounds = _bounds(x)  # (exact i64 bounds of i32 tiles, and of i64 ones widened from i32 values)
+    if bounds is None or tile.element_of(x.type) not in (ir.IntegerType.get_signless(32), i64):
         return None
-    modulus = arith.extsi(i64, bound)
+    modulus = bound if bound.type == i64 else arith.extsi(i64, bound)
     zero = arith.ConstantOp(i64, 0).result
     holds = arith.andi(
         arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
