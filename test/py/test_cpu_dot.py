@@ -106,6 +106,14 @@ def test_accumulator_blocks_fit_the_host_registers(lanes, block):
 
 
 @tilec.jit
+def inside(offs, bound, CLAMP: tl.constexpr):
+    """Offsets past `bound` wrapped (Triton's tutorial) or clamped to 0 with tl.where (CLAMP)."""
+    if CLAMP:
+        return tl.where(offs < bound, offs, 0)
+    return offs % bound
+
+
+@tilec.jit
 def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CLAMP: tl.constexpr = False,
                    WIDE: tl.constexpr = False):  # fmt: skip
@@ -116,13 +124,8 @@ def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm
     offs_m = pid_m * BM + tl.arange(0, BM)
     if WIDE:
         offs_m = offs_m.to(tl.int64)
-    offs_n = pid_n * BN + tl.arange(0, BN)
-    if CLAMP:
-        offs_m = tl.where(offs_m < M, offs_m, 0)
-        offs_n = tl.where(offs_n < N, offs_n, 0)
-    else:
-        offs_m = offs_m % M
-        offs_n = offs_n % N
+    offs_m = inside(offs_m, M, CLAMP)
+    offs_n = inside(pid_n * BN + tl.arange(0, BN), N, CLAMP)
     offs_k = tl.arange(0, BK)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
@@ -179,14 +182,8 @@ def wrapped_persistent(a_ptr, b_ptr, c_ptr, M, N, K, PROGRAMS: tl.constexpr, BM:
     tiles_n = tl.cdiv(N, BN)
     done = tl.program_id(0) - PROGRAMS
     for tile in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS):
-        offs_m = (tile // tiles_n) * BM + tl.arange(0, BM)
-        offs_n = (tile % tiles_n) * BN + tl.arange(0, BN)
-        if CLAMP:
-            offs_m = tl.where(offs_m < M, offs_m, 0)
-            offs_n = tl.where(offs_n < N, offs_n, 0)
-        else:
-            offs_m = offs_m % M
-            offs_n = offs_n % N
+        offs_m = inside((tile // tiles_n) * BM + tl.arange(0, BM), M, CLAMP)
+        offs_n = inside((tile % tiles_n) * BN + tl.arange(0, BN), N, CLAMP)
         offs_k = tl.arange(0, BK)
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in range(0, tl.cdiv(K, BK)):

@@ -94,6 +94,22 @@ def matmul_masked(
 
 
 @tilec.jit
+def tile_coordinates(tile_id, num_pid_in_group, num_pid_m, GROUP_M: tl.constexpr):
+    """Tutorial 09's `_compute_pid`: the grouped order's (pid_m, pid_n) of a tile."""
+    first_pid_m = (tile_id // num_pid_in_group) * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    return first_pid_m + (tile_id % group_size_m), (tile_id % num_pid_in_group) // group_size_m
+
+
+@tilec.jit
+def inside(offs, bound, CLAMP: tl.constexpr):
+    """Offsets past `bound` clamped to 0 with tl.where (CLAMP, the newer tutorials) or wrapped."""
+    if CLAMP:
+        return tl.where(offs < bound, offs, 0)
+    return offs % bound
+
+
+@tilec.jit
 def matmul_persistent(
     a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr,
@@ -110,19 +126,9 @@ def matmul_persistent(
     offs_k_for_mask = tl.arange(0, BK)
     num_pid_in_group = GROUP_M * num_pid_n
     for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
-        group_id = tile_id // num_pid_in_group
-        first_pid_m = group_id * GROUP_M
-        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-        pid_m = first_pid_m + (tile_id % group_size_m)
-        pid_n = (tile_id % num_pid_in_group) // group_size_m
-        offs_am = pid_m * BM + tl.arange(0, BM)
-        offs_bn = pid_n * BN + tl.arange(0, BN)
-        if CLAMP:
-            offs_am = tl.where(offs_am < M, offs_am, 0)
-            offs_bn = tl.where(offs_bn < N, offs_bn, 0)
-        else:
-            offs_am = offs_am % M
-            offs_bn = offs_bn % N
+        pid_m, pid_n = tile_coordinates(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
+        offs_am = inside(pid_m * BM + tl.arange(0, BM), M, CLAMP)
+        offs_bn = inside(pid_n * BN + tl.arange(0, BN), N, CLAMP)
         offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BM), BM)
         offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BN), BN)
         accumulator = tl.zeros((BM, BN), dtype=tl.float32)
@@ -134,11 +140,7 @@ def matmul_persistent(
             b = tl.load(b_ptrs, mask=offs_k_for_mask[:, None] < K - ki * BK, other=0.0)
             accumulator = tl.dot(a, b, accumulator)
         tile_id_c += NUM_SMS
-        group_id = tile_id_c // num_pid_in_group
-        first_pid_m = group_id * GROUP_M
-        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-        pid_m = first_pid_m + (tile_id_c % group_size_m)
-        pid_n = (tile_id_c % num_pid_in_group) // group_size_m
+        pid_m, pid_n = tile_coordinates(tile_id_c, num_pid_in_group, num_pid_m, GROUP_M)
         offs_cm = pid_m * BM + tl.arange(0, BM)
         offs_cn = pid_n * BN + tl.arange(0, BN)
         c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
