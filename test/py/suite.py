@@ -23,6 +23,15 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 @tilec.jit
+def inside(offs, bound, CLAMP: tl.constexpr):
+    """Offsets past `bound` wrapped (Triton's matmul tutorial: `offs % M`) or, with CLAMP, clamped to
+    0 with tl.where (its newer tutorials); kernels of test_cpu_dot and test_pointer_tensor_copies."""
+    if CLAMP:
+        return tl.where(offs < bound, offs, 0)
+    return offs % bound
+
+
+@tilec.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)

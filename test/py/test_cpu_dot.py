@@ -9,6 +9,7 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from suite import inside
 
 import tilec
 import tilec.language as tl
@@ -103,14 +104,6 @@ def test_accumulator_blocks_fit_the_host_registers(lanes, block):
     rows, cols = compiler.dot_block(compiler.host_fp32_lanes())
     pipeline = next(s.pipeline for s in compiler.stages() if s.name == "bufferized")
     assert f"tile-cpu-vectorize-dots{{rows={rows} cols={cols}}}" in pipeline
-
-
-@tilec.jit
-def inside(offs, bound, CLAMP: tl.constexpr):
-    """Offsets past `bound` wrapped (Triton's tutorial) or clamped to 0 with tl.where (CLAMP)."""
-    if CLAMP:
-        return tl.where(offs < bound, offs, 0)
-    return offs % bound
 
 
 @tilec.jit

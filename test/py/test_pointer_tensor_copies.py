@@ -11,6 +11,7 @@ import shutil
 import numpy as np
 import pytest
 from gpu_launch import needs_gpu
+from suite import inside
 
 import tilec
 import tilec.language as tl
@@ -99,14 +100,6 @@ def tile_coordinates(tile_id, num_pid_in_group, num_pid_m, GROUP_M: tl.constexpr
     first_pid_m = (tile_id // num_pid_in_group) * GROUP_M
     group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
     return first_pid_m + (tile_id % group_size_m), (tile_id % num_pid_in_group) // group_size_m
-
-
-@tilec.jit
-def inside(offs, bound, CLAMP: tl.constexpr):
-    """Offsets past `bound` clamped to 0 with tl.where (CLAMP, the newer tutorials) or wrapped."""
-    if CLAMP:
-        return tl.where(offs < bound, offs, 0)
-    return offs % bound
 
 
 @tilec.jit
