@@ -235,8 +235,10 @@ def test_masked_matmul_copies_by_tma():
         ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32:16,i32:16", {}),
         # B's row stride not known divisible by 16
         ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32,i32:16", {}),
-        # A column-major (stride_ak an argument, stride_am 1): not a row-major box
-        ("*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:16,i32:16", {"stride_am": 1, "stride_ak": None}),
+        # A column-major (stride_ak an argument, stride_am 1) in fp32: the tf32 instruction reads A
+        # K-major only (a 16-bit one is raised: test_column_major_a.py)
+        ("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:16,i32:16",
+         {"stride_am": 1, "stride_ak": None, "BK": 32}),
     ],
 )  # fmt: skip
 def test_loads_that_are_not_boxes_keep_their_copies(signature, constexprs):

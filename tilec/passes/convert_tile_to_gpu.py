@@ -1673,6 +1673,11 @@ def _while(self: _KernelLowering, op):
 def _via_shared(self: _KernelLowering, op):
     """reshape / trans: write in the source layout, read back by the mapped coordinates."""
     src = op.operands[0]
+    if self.natural.get(src, (None,))[0] is cp_async.IN_SHARED_MEMORY:
+        # the transpose of a streamed tile (a warpgroup MMA's A = trans(X)): the ring holds it as
+        # the instruction reads it
+        self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
+        return
     uses = []
     for use in op.results[0].uses:  # through fp8 bytes seen as fp8 (tile-lower-fp8)
         owner = use.owner

@@ -43,7 +43,9 @@ the other dot computes). Each stream commits one group per iteration and the rin
 order, so the waits count the groups of all the loop's rings (plan).
 
 A column-major 16-bit A streams too, into an M-major ring (wgmma.Staging's `a_m_major`) that the
-instruction reads transposed. A tf32 dot with a row-major B goes transposed (wgmma_swapped.py): its
+instruction reads transposed; so does A = trans(X) with X [K, M] row-major (`x_desc.load().T`, or
+a column-major A that tile-pointer-tensor-copies raised), by tensor copies of X's boxes where X
+comes through a descriptor (tma.plan_stream). A tf32 dot with a row-major B goes transposed (wgmma_swapped.py): its
 A and B stream as they lie in memory, into wgmma_swapped.SwappedStaging.
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
@@ -89,6 +91,15 @@ class Stream:
     ahead: ir.Operation
     width: int
     tma: tma.TmaStream | None = None  # copied by the tensor copy engine instead (tma.py)
+    transposed: bool = False  # the loads' tiles are the operand's transpose (B = trans(X), A = trans(X))
+
+    def offset(self, staging, row, col, ops=None):
+        """Byte offset in the stage buffer of element (row, col) of the loaded tile. An A loaded as X
+        [K, M] is A's (col, row); a B loaded as X [N, K] sits in a "trans" staging that takes X's
+        coordinates itself."""
+        if self.operand == 0 and self.transposed:
+            return staging.offset(0, col, row, ops)
+        return staging.offset(self.operand, row, col, ops)
 
 
 @dataclass
@@ -322,8 +333,8 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     # Tensor copies fill the rings whose tiles all come through descriptors (a matmul's, whether A
     # streams or goes from registers; attention's K and V when their waits merge, see
     # _same_iteration_tma).
-    for index, stream in streams.items():
-        stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], index, staging)
+    for stream in streams.values():
+        stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], stream, staging)
     if any(stream.width == 0 for stream in streams.values()) and not all(s.tma for s in streams.values()):
         return None  # a stream only tensor copies could take, and they cannot take the ring
     return Ring(dot, loop, depths.pop(), staging, streams, carried)
@@ -334,8 +345,10 @@ def _single_use(value: ir.Value) -> bool:
 
 
 def peel(dot: ir.Operation, index: int):
-    """(value, transposed): the tensor a dot operand is made of, through fp8's bitcast from bytes and,
-    for B, one tl.trans, each used by the next alone; None when it is computed otherwise."""
+    """(value, transposed): the tensor a dot operand is made of, through fp8's bitcast from bytes and
+    one tl.trans, each used by the next alone; None when it is computed otherwise. (A = trans(X), X
+    [K, M] with M contiguous, streams M-major: a column-major A raised by tile-pointer-tensor-copies,
+    or `a_desc.load([k, m]).T`.)"""
     value, transposed = dot.operands[index], False
     while True:
         if not _single_use(value):
@@ -345,7 +358,7 @@ def peel(dot: ir.Operation, index: int):
         op = value.owner.operation
         if op.name == "arith.bitcast":
             value = op.operands[0]
-        elif op.name == "tile.trans" and index == 1 and not transposed:
+        elif op.name == "tile.trans" and not transposed:
             if list(ir.DenseI32ArrayAttr(op.attributes["order"])) != [1, 0]:
                 return value, transposed
             value, transposed = op.operands[0], True
@@ -394,7 +407,7 @@ def _stream(lowering, loop, dot, index: int, elem_bytes: int, swapped: bool = Fa
         if found is None or (mode is not None and found[0] != mode):
             return None
         mode, width = found[0], min(width, found[1])
-    return Stream(index, prologue, ahead, width), mode, values
+    return Stream(index, prologue, ahead, width, transposed=transposed), mode, values
 
 
 def _copyable(
@@ -417,6 +430,8 @@ def _copyable(
         info = lowering.axis.get(segments(load)["ptr"][0])
         in_rows = info.contiguity[1] > 1 and info.contiguity[0] == 1
         mode = "swapped" if row_major and in_rows else None
+    elif index == 0 and transposed:  # A = trans(X), X [K, M] row-major: M-major when 16-bit
+        mode = "m-major" if row_major and elem_bytes == 2 else None
     elif index == 0:  # K-major, or M-major when 16-bit (the instruction transposes it)
         mode = "a" if row_major else "m-major" if elem_bytes == 2 else None
     elif transposed:
@@ -485,7 +500,7 @@ def copy(lowering, ring: Ring, stream: Stream, load: ir.Operation, iteration: ir
     text = f"cp.async.{'cg' if bypass else 'ca'}.shared.global [$0], [$1], {nbytes}, $2;"
     for j in range(0, len(ptrs), stream.width):
         row, col = coords[j]
-        dst = arith.addi(base, ring.staging.offset(stream.operand, row, col))
+        dst = arith.addi(base, stream.offset(ring.staging, row, col))
         size = _c(nbytes) if masks is None else arith.select(masks[j], _c(nbytes), _c(0))
         operands = [dst, llvm.PtrToIntOp(i64, ptrs[j]).result, size]
         llvm.InlineAsmOp(ir.Type.parse("!llvm.void"), operands, text, "r,l,r", has_side_effects=True)

@@ -66,10 +66,10 @@ def _warpgroup_dot_loads(loop: ir.Operation, num_warps: int, wanted: int, axis) 
     cp.async (cp_async.plan makes the same choice on the pipelined loop): the operands of the
     warpgroup-MMA dots in the loop body, each loaded in the loop body and used by the dot alone (B
     possibly through tl.trans, fp8 through its bitcast), A row-major (a 16-bit A also
-    column-major), a 16-bit B row- or column-major, an 8-bit or fp32 B K-contiguous; a dot's B must
-    qualify. All at one depth: as many iterations ahead as the rings (wgmma.ring_stages buffers
-    each) fit in shared memory together, at most `wanted`; dots whose ring would not fit even one
-    iteration ahead keep their loads in registers."""
+    column-major, or the tl.trans of a row-major tile), a 16-bit B row- or column-major, an 8-bit
+    or fp32 B K-contiguous; a dot's B must qualify. All at one depth: as many iterations ahead as
+    the rings (wgmma.ring_stages buffers each) fit in shared memory together, at most `wanted`;
+    dots whose ring would not fit even one iteration ahead keep their loads in registers."""
     body = loop.regions[0].blocks[0]
     dots = []  # (dot, its streamable loads, one stage buffer's bytes)
     for op in body.operations:
@@ -128,6 +128,8 @@ def _streamable(dot, index: int, kind: str, loop, axis):
     column_major = info.contiguity[0] > 1 and info.contiguity[1] == 1
     if index == 1 and not transposed:
         ok = column_major or elem_bytes == 2  # only a 16-bit B may be read N-major
+    elif index == 0 and transposed:  # A = trans(X), X [K, M] row-major: read M-major, 16-bit only
+        ok = not column_major and elem_bytes == 2
     elif index == 0:
         ok = not column_major or elem_bytes == 2  # only a 16-bit A may be read M-major
     else:

@@ -34,7 +34,9 @@ filled by cp.async). The two copies' rings share shared memory (convert-tile-to-
 A B whose K is contiguous (`x @ W.T`: address base + (c + i) + (r + j) * row_stride) is the
 transpose of the box at (r, c) of W [N, K]: the raised copy loads that box (its pointers, mask and
 zero `other` made from the box, so that it reads the same where tensor copies do not take it) and
-a tile.trans gives the tile, as `tl.dot(a, w_tile.T)` through a descriptor does.
+a tile.trans gives the tile, as `tl.dot(a, w_tile.T)` through a descriptor does. A 16-bit A whose M
+is contiguous (`x.T @ dy`, X [K, M]) likewise: the box of X, then a tile.trans, which the ring
+streams M-major (cp_async.peel, wgmma.Staging's `a_m_major`).
 
 The loops of the kernel's top level count; where none of them is raised, the loops in their bodies
 (a persistent kernel's tile loop: the test and the two copies go inside it, once per tile, and what
@@ -99,7 +101,7 @@ class _Plan:
     base: str
     row_stride: str | int
     nonnegative: list  # coordinates to test at run time (no ITER)
-    transposed: bool = False  # the tile is the transpose of the box (a column-major B)
+    transposed: bool = False  # the tile is the transpose of the box (a column-major A or B)
     base_value: ir.Value | None = None  # the pointer argument
     row_stride_poly: dict | None = None  # the row stride as a polynomial of arguments
     facts_slice: set | None = None  # the block's scalar ops its run-time tests read (None: impure)
@@ -187,7 +189,8 @@ def _version(block: ir.Block, ops: list, positions: dict, dots: list) -> bool:
 
 
 # The layouts a dot operand's load may have in memory: row-major (the box as it is) or column-major
-# (the transpose of a row-major box: a B whose K is contiguous, `x @ W.T`).
+# (the transpose of a row-major box: a B whose K is contiguous, `x @ W.T`, or an A whose M is,
+# `x.T @ dy`).
 ROW_MAJOR, COLUMN_MAJOR = "row-major", "column-major"
 
 
@@ -195,10 +198,11 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
     """For each warpgroup-MMA dot in the loop's body whose B is loaded there as a tile a ring may
     stream (pipeline_loads._streamable, without the width cp.async needs: a tensor copy needs none):
     its operands' loads, A's (if loaded there) first, each with the layouts it may be read in. A
-    is read row-major only (a ring streams A as it lies); B row-major when it is 16-bit (read
-    N-major) or goes through tl.trans (then K-major), column-major when it does not (the copy then
-    goes through a tile.trans: K-major). (A dot gets a ring only when its B streams; an A that is
-    not loaded in the loop goes from registers.)"""
+    row-major (K-major), or column-major when it is 16-bit (the copy then goes through a
+    tile.trans: M-major); B row-major when it is 16-bit (read N-major) or goes through tl.trans
+    (then K-major), column-major when it does not (the copy then goes through a tile.trans:
+    K-major). (A dot gets a ring only when its B streams; an A that is not loaded in the loop goes
+    from registers.)"""
     found = []
     for op in loop.regions[0].blocks[0].operations:
         dot = op.operation
@@ -216,7 +220,7 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
             load = defining_op(value)
             if load.name != "tile.load" or load.parent != loop:
                 continue
-            if index == 0 or transposed:
+            if transposed or (index == 0 and wgmma.element_bytes(kind) != 2):
                 layouts = (ROW_MAJOR,)
             elif wgmma.element_bytes(kind) == 2:
                 layouts = (ROW_MAJOR, COLUMN_MAJOR)

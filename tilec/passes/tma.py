@@ -90,11 +90,16 @@ def descriptor_of(load: ir.Operation) -> str | None:
     return ir.StringAttr(load.attributes["descriptor"]).value
 
 
-def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | None:
-    """The boxes that copy operand `operand`'s tiles (the loads of one ring stream, all through one
-    descriptor), or None when they cannot go by tensor copies."""
-    if not lowering.tma or not staging.swizzle or (operand == 0 and staging.a_m_major):
+def plan_stream(lowering, loads: list, stream, staging) -> TmaStream | None:
+    """The boxes that copy the tiles of `stream` (cp_async.Stream; `loads` are its loads, all through
+    one descriptor), or None when they cannot go by tensor copies. An M-major A comes as X = A's
+    transpose [K, M] (a box of rows of M): its boxes are X's S-byte column bands, K rows each, one
+    per 64-row instruction block of A (wgmma.Staging's atoms)."""
+    operand = stream.operand
+    if not lowering.tma or not staging.swizzle:
         return None
+    if operand == 0 and staging.a_m_major != stream.transposed:
+        return None  # an M-major A read through pointers of A's own shape: no box gives it
     names = {descriptor_of(load) for load in loads}
     if len(names) != 1 or None in names:
         return None
@@ -107,7 +112,7 @@ def plan_stream(lowering, loads: list, operand: int, staging) -> TmaStream | Non
     if cols % band or rows % box_rows or box_rows > MAX_BOX or band > MAX_BOX:
         return None
     boxes = [
-        Box(r, c, staging.offset(operand, r, c, wgmma.PY_INTS))
+        Box(r, c, stream.offset(staging, r, c, wgmma.PY_INTS))
         for c in range(0, cols, band)
         for r in range(0, rows, box_rows)
     ]

@@ -549,3 +549,127 @@ module {
     return
   }
 }
+
+// -----
+
+// A column-major A (`x.T @ w`: M contiguous, K rows stride_ak apart) is the transpose of the box
+// of X [K, M] at (32 k, 64 pid0): the raised copy loads that box (pointers and mask made from it)
+// and a tile.trans gives the dot its A; convert-tile-to-gpu streams it M-major.
+// CHECK-LABEL: func.func @column_major_a
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: %[[BOX:.*]] = "tile.load"({{.*}}) {descriptor = "array base=a_ptr rows=K cols=M row_stride=stride_ak"{{.*}} -> tensor<32x64xf16>
+// CHECK-NEXT: %[[A:.*]] = "tile.trans"(%[[BOX]]) {order = array<i32: 1, 0>} : (tensor<32x64xf16>) -> tensor<64x32xf16>
+// CHECK: %[[B:.*]] = "tile.load"({{.*}}) {descriptor = "array base=b_ptr rows=K cols=N row_stride=stride_bk"
+// CHECK: "tile.dot"(%[[A]], %[[B]],
+// CHECK: } else {
+// CHECK-NOT: descriptor
+// CHECK: "tile.dot"
+// CHECK: return
+module {
+  func.func @column_major_a(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "a_ptr"}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32, tile.name = "b_ptr"}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.name = "c_ptr"}, %arg3: i32 {tile.name = "M"}, %arg4: i32 {tile.name = "N"}, %arg5: i32 {tile.name = "K"}, %arg6: i32 {tile.divisibility = 16 : i32, tile.name = "stride_ak"}, %arg7: i32 {tile.divisibility = 16 : i32, tile.name = "stride_bk"}, %arg8: i32 {tile.divisibility = 16 : i32, tile.name = "stride_cm"}) attributes {tile.kernel} {
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c64_i32 = arith.constant 64 : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+    %3 = "tile.splat"(%1) : (i32) -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = "tile.program_id"() {axis = 1 : i32} : () -> i32
+    %c64_i32_0 = arith.constant 64 : i32
+    %6 = arith.muli %5, %c64_i32_0 : i32
+    %7 = "tile.splat"(%6) : (i32) -> tensor<64xi32>
+    %8 = arith.addi %7, %2 : tensor<64xi32>
+    %9 = "tile.make_range"() {end = 32 : i32, start = 0 : i32} : () -> tensor<32xi32>
+    %10 = "tile.expand_dims"(%4) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+    %c1_i32 = arith.constant 1 : i32
+    %cst = arith.constant dense<1> : tensor<64x1xi32>
+    %11 = arith.muli %10, %cst : tensor<64x1xi32>
+    %12 = "tile.splat"(%arg0) : (!tile.ptr<f16>) -> tensor<64x1x!tile.ptr<f16>>
+    %13 = "tile.addptr"(%12, %11) : (tensor<64x1x!tile.ptr<f16>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f16>>
+    %14 = "tile.expand_dims"(%9) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+    %15 = "tile.splat"(%arg6) : (i32) -> tensor<1x32xi32>
+    %16 = arith.muli %14, %15 : tensor<1x32xi32>
+    %17 = "tile.broadcast"(%13) : (tensor<64x1x!tile.ptr<f16>>) -> tensor<64x32x!tile.ptr<f16>>
+    %18 = "tile.broadcast"(%16) : (tensor<1x32xi32>) -> tensor<64x32xi32>
+    %19 = "tile.addptr"(%17, %18) : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f16>>
+    %20 = "tile.expand_dims"(%9) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+    %21 = "tile.splat"(%arg7) : (i32) -> tensor<32x1xi32>
+    %22 = arith.muli %20, %21 : tensor<32x1xi32>
+    %23 = "tile.splat"(%arg1) : (!tile.ptr<f16>) -> tensor<32x1x!tile.ptr<f16>>
+    %24 = "tile.addptr"(%23, %22) : (tensor<32x1x!tile.ptr<f16>>, tensor<32x1xi32>) -> tensor<32x1x!tile.ptr<f16>>
+    %25 = "tile.expand_dims"(%8) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+    %c1_i32_1 = arith.constant 1 : i32
+    %cst_2 = arith.constant dense<1> : tensor<1x64xi32>
+    %26 = arith.muli %25, %cst_2 : tensor<1x64xi32>
+    %27 = "tile.broadcast"(%24) : (tensor<32x1x!tile.ptr<f16>>) -> tensor<32x64x!tile.ptr<f16>>
+    %28 = "tile.broadcast"(%26) : (tensor<1x64xi32>) -> tensor<32x64xi32>
+    %29 = "tile.addptr"(%27, %28) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f16>>
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %c32_i32 = arith.constant 32 : i32
+    %30 = arith.addi %arg5, %c32_i32 : i32
+    %c1_i32_4 = arith.constant 1 : i32
+    %31 = arith.subi %30, %c1_i32_4 : i32
+    %c32_i32_5 = arith.constant 32 : i32
+    %32 = arith.divsi %31, %c32_i32_5 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32_6 = arith.constant 1 : i32
+    %33:3 = scf.for %arg9 = %c0_i32 to %32 step %c1_i32_6 iter_args(%arg10 = %cst_3, %arg11 = %19, %arg12 = %29) -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>)  : i32 {
+      %48 = "tile.expand_dims"(%4) {axis = 1 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+      %49 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+      %50 = arith.cmpi slt, %48, %49 : tensor<64x1xi32>
+      %51 = "tile.expand_dims"(%9) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+      %c32_i32_7 = arith.constant 32 : i32
+      %52 = arith.muli %arg9, %c32_i32_7 : i32
+      %53 = arith.subi %arg5, %52 : i32
+      %54 = "tile.splat"(%53) : (i32) -> tensor<1x32xi32>
+      %55 = arith.cmpi slt, %51, %54 : tensor<1x32xi32>
+      %56 = "tile.broadcast"(%50) : (tensor<64x1xi1>) -> tensor<64x32xi1>
+      %57 = "tile.broadcast"(%55) : (tensor<1x32xi1>) -> tensor<64x32xi1>
+      %58 = arith.andi %56, %57 : tensor<64x32xi1>
+      %cst_8 = arith.constant 0.000000e+00 : f16
+      %cst_9 = arith.constant dense<0.000000e+00> : tensor<64x32xf16>
+      %59 = "tile.load"(%arg11, %58, %cst_9) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+      %60 = "tile.expand_dims"(%9) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+      %c32_i32_10 = arith.constant 32 : i32
+      %61 = arith.muli %arg9, %c32_i32_10 : i32
+      %62 = arith.subi %arg5, %61 : i32
+      %63 = "tile.splat"(%62) : (i32) -> tensor<32x1xi32>
+      %64 = arith.cmpi slt, %60, %63 : tensor<32x1xi32>
+      %65 = "tile.expand_dims"(%8) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+      %66 = "tile.splat"(%arg4) : (i32) -> tensor<1x64xi32>
+      %67 = arith.cmpi slt, %65, %66 : tensor<1x64xi32>
+      %68 = "tile.broadcast"(%64) : (tensor<32x1xi1>) -> tensor<32x64xi1>
+      %69 = "tile.broadcast"(%67) : (tensor<1x64xi1>) -> tensor<32x64xi1>
+      %70 = arith.andi %68, %69 : tensor<32x64xi1>
+      %cst_11 = arith.constant 0.000000e+00 : f16
+      %cst_12 = arith.constant dense<0.000000e+00> : tensor<32x64xf16>
+      %71 = "tile.load"(%arg12, %70, %cst_12) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi1>, tensor<32x64xf16>) -> tensor<32x64xf16>
+      %72 = "tile.dot"(%59, %71, %arg10) {input_precision = "ieee"} : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      %c32_i32_13 = arith.constant 32 : i32
+      %73 = arith.muli %c32_i32_13, %arg6 : i32
+      %74 = "tile.splat"(%73) : (i32) -> tensor<64x32xi32>
+      %75 = "tile.addptr"(%arg11, %74) : (tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>) -> tensor<64x32x!tile.ptr<f16>>
+      %c32_i32_14 = arith.constant 32 : i32
+      %76 = arith.muli %c32_i32_14, %arg7 : i32
+      %77 = "tile.splat"(%76) : (i32) -> tensor<32x64xi32>
+      %78 = "tile.addptr"(%arg12, %77) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f16>>
+      scf.yield %72, %75, %78 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>
+    }
+    %34 = "tile.splat"(%arg8) : (i32) -> tensor<64x1xi32>
+    %35 = arith.muli %10, %34 : tensor<64x1xi32>
+    %36 = "tile.splat"(%arg2) : (!tile.ptr<f32>) -> tensor<64x1x!tile.ptr<f32>>
+    %37 = "tile.addptr"(%36, %35) : (tensor<64x1x!tile.ptr<f32>>, tensor<64x1xi32>) -> tensor<64x1x!tile.ptr<f32>>
+    %38 = "tile.broadcast"(%37) : (tensor<64x1x!tile.ptr<f32>>) -> tensor<64x64x!tile.ptr<f32>>
+    %39 = "tile.broadcast"(%25) : (tensor<1x64xi32>) -> tensor<64x64xi32>
+    %40 = "tile.addptr"(%38, %39) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>) -> tensor<64x64x!tile.ptr<f32>>
+    %41 = "tile.splat"(%arg3) : (i32) -> tensor<64x1xi32>
+    %42 = arith.cmpi slt, %10, %41 : tensor<64x1xi32>
+    %43 = "tile.splat"(%arg4) : (i32) -> tensor<1x64xi32>
+    %44 = arith.cmpi slt, %25, %43 : tensor<1x64xi32>
+    %45 = "tile.broadcast"(%42) : (tensor<64x1xi1>) -> tensor<64x64xi1>
+    %46 = "tile.broadcast"(%44) : (tensor<1x64xi1>) -> tensor<64x64xi1>
+    %47 = arith.andi %45, %46 : tensor<64x64xi1>
+    "tile.store"(%40, %33#0, %47) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>) -> ()
+    return
+  }
+}
