@@ -56,18 +56,20 @@ def stages(
     wgmma_depth: int | None = None,
     fp_fusion: bool = True,
     debug: bool = False,
+    tensor_copies: bool | None = None,
 ) -> list[Stage]:
     """The NVIDIA pipeline, readable as a list. num_stages >= 2 prefetches loop loads one iteration
     ahead (tile-pipeline-loads; two ahead measured slower on an H200: the registers it takes); on
     sm_90a the operands of warpgroup-MMA dots go num_stages - 1 iterations ahead (or `wgmma_depth`),
     as asynchronous copies into shared memory (cp_async.py), which costs no registers. With `debug`,
     every access is checked against the arrays passed (tile-check-bounds)."""
+    tma = uses_tma(arch) if tensor_copies is None else tensor_copies and has_wgmma(arch)
     pipelining = ""
     if num_stages >= 2:
         depth = num_stages - 1 if wgmma_depth is None else wgmma_depth
         ahead = f"{{wgmma-depth={depth} num-warps={num_warps}}}" if has_wgmma(arch) else ""
         pipelining = f"tile-pipeline-loads{ahead},tile-canonicalize,"
-        if uses_tma(arch) and not debug:  # (debug builds mask every access: nothing to raise)
+        if tma and not debug:  # (debug builds mask every access: nothing to raise)
             pipelining = (
                 f"tile-pointer-tensor-copies{{num-warps={num_warps}}},tile-canonicalize," + pipelining
             )
@@ -79,7 +81,7 @@ def stages(
             "tile-exact-float-remainder{float64=0},tile-expand-float64-math,tile-expand-sort,"
             f"{pipelining}tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size=32 mma={int(has_mma(arch))} "
-            f"wgmma={int(has_wgmma(arch))} tma={int(uses_tma(arch))} fp-fusion={int(fp_fusion)}}},"
+            f"wgmma={int(has_wgmma(arch))} tma={int(tma)} fp-fusion={int(fp_fusion)}}},"
             # bottom-up: the same result as top-down on this unrolled code, 6-8x faster (targets.md)
             "canonicalize{top-down=false},cse,gpu-rematerialize-thread-values",
         ),
@@ -102,6 +104,7 @@ def lower(
     num_stages: int = 3,
     fp_fusion: bool = True,
     debug: bool = False,
+    tensor_copies: bool | None = None,
 ) -> tuple[str, int, list]:
     """Runs the stages in place; returns the PTX, the bytes of dynamic shared memory it needs and
     what the launcher encodes for its tensor-map parameters (tensor_maps).
@@ -117,7 +120,7 @@ def lower(
         attempts = [(num_stages, depth) for depth in range(num_stages - 1, 0, -1)] + [(1, None)]
     for attempt, (stages_now, depth) in enumerate(attempts):
         backup = module.operation.clone() if attempt + 1 < len(attempts) else None
-        gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion, debug)
+        gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion, debug, tensor_copies)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
         shared, maps = shared_bytes(module), tensor_maps(module)
         if backup is None or shared <= mma.SMEM_LIMIT:
@@ -289,7 +292,8 @@ def _inline_asm_location(module: ir.Module):
     return None
 
 
-def compile(kernel, module: ir.Module) -> None:
+def compile(kernel, module: ir.Module, tensor_copies: bool | None = None) -> None:
+    """`tensor_copies`: whether tiles may go by the tensor copy engine (default: uses_tma)."""
     from tilec.python.errors import CompilationError
 
     arch = kernel.target
@@ -300,7 +304,7 @@ def compile(kernel, module: ir.Module) -> None:
     user_asm = _inline_asm_location(module)
     ptx, shared, maps = lower(
         module, kernel.name, arch, kernel.options.num_warps, kernel.asm, kernel.options.num_stages,
-        kernel.options.enable_fp_fusion, kernel.options.debug,
+        kernel.options.enable_fp_fusion, kernel.options.debug, tensor_copies,
     )  # fmt: skip
     from tilec.timing import timed
 
@@ -333,3 +337,22 @@ def compile(kernel, module: ir.Module) -> None:
         kernel.metadata["tensor_maps"] = maps
     if kernel.options.debug:  # the launcher passes each pointer argument's byte range (tile-check-bounds)
         kernel.metadata["bounds_checked"] = True
+
+
+def without_tensor_copies(kernel):
+    """`kernel` compiled again from its tile IR with no tensor copies (its tiles by cp.async or from
+    registers, as with TILEC_NO_TMA=1): what a launch runs when the driver refuses a tensor map of
+    an array the kernel makes of its own arguments (a negative row stride, say), whose pointer loads
+    and block pointers read the same without one. Not stored in the disk cache: such launches are
+    rare, and the kernel they come from is."""
+    import dataclasses
+
+    from tilec.dialects import tile
+
+    metadata = {k: v for k, v in kernel.metadata.items() if k not in ("tensor_maps", "ptxas_advisories")}
+    plain = dataclasses.replace(kernel, asm={"tile": kernel.asm["tile"]}, metadata=metadata, _launcher=None)
+    ctx = tile.make_context()
+    with ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(kernel.asm["tile"], ctx)
+        compile(plain, module, tensor_copies=False)
+    return plain

@@ -13,7 +13,7 @@ import threading
 from tilec.python import arrays
 from tilec.targets import kernel_arg_ctype
 
-from .tensor_maps import MAP_BYTES, TensorMaps
+from .tensor_maps import MAP_BYTES, TensorMapRefused, TensorMaps
 
 try:
     from cuda.bindings import driver as cu
@@ -153,6 +153,7 @@ class Launcher:
         map_specs = kernel.metadata.get("tensor_maps") or []
         map_slots = [(ctypes.c_ubyte * MAP_BYTES)() for _ in map_specs]
         self.tensor_maps = TensorMaps(kernel.name, map_specs, map_slots) if map_specs else None
+        self.plain = None  # the kernel without tensor copies, for launches whose maps are refused
         # debug builds (tile-check-bounds): the byte range of each pointer argument, after the arguments
         self.ranges = []
         if kernel.metadata.get("bounds_checked"):
@@ -221,6 +222,23 @@ class Launcher:
         _check(cu.cuFuncSetAttribute(fn, attribute, self.shared), f"cuFuncSetAttribute({self.name})")
 
     def __call__(self, grid, args):
+        try:
+            return self._launch(grid, args)
+        except TensorMapRefused as refused:
+            if not refused.made_in_kernel:
+                raise
+        # An array the kernel makes of its arguments (pointer loads raised by
+        # tile-pointer-tensor-copies, a block pointer, tl.make_tensor_descriptor) whose map the driver
+        # refuses for these arguments (a negative row stride, say): the same kernel without tensor
+        # copies reads the same through its pointers.
+        with self.lock:
+            if self.plain is None:
+                from .compiler import without_tensor_copies
+
+                self.plain = Launcher(without_tensor_copies(self.kernel))
+        return self.plain(grid, args)
+
+    def _launch(self, grid, args):
         device, source = 0, None
         with self.lock:
             for i, slot in self.scalars:

@@ -16,6 +16,17 @@ _SWIZZLES = {32: 1, 64: 2, 128: 3}  # CU_TENSOR_MAP_SWIZZLE_32B / 64B / 128B
 _INTERLEAVE_NONE, _L2_PROMOTION_256B, _OOB_FILL_ZERO = 0, 3, 0
 _SUCCESS = 0
 _CACHE_LIMIT = 4096
+_MAX_DIM, _MAX_STRIDE = 2**32, 2**40  # cuTensorMapEncodeTiled's limits (bytes for the stride)
+
+
+class TensorMapRefused(ValueError):
+    """The driver cannot encode a tensor map from this launch's arguments. `made_in_kernel`: the
+    map is of an array the kernel makes of its arguments (dialects.kernel_arrays), whose loads read
+    the same without tensor copies; a descriptor argument's map is the user's to fix."""
+
+    def __init__(self, message: str, made_in_kernel: bool):
+        super().__init__(message)
+        self.made_in_kernel = made_in_kernel
 
 
 def encode_tiled(data_type: int, address: int, dims: list, strides: list, box: list, swizzle: int):
@@ -66,14 +77,21 @@ class TensorMaps:
         extents = [max(1, cols), max(1, rows)]
         strides = [row_stride * size]  # bytes, of every dimension but the first
         box = [spec["band"], spec["box_rows"]]
-        err, encoded = encode_tiled(
-            _DATA_TYPES[element], address, extents, strides, box, _SWIZZLES[spec["swizzle"]]
-        )
+        within = all(d <= _MAX_DIM for d in extents) and all(0 <= s < _MAX_STRIDE for s in strides)
+        if within:  # (out of these limits cuda-python would not even pass them: OverflowError)
+            err, encoded = encode_tiled(
+                _DATA_TYPES[element], address, extents, strides, box, _SWIZZLES[spec["swizzle"]]
+            )
+        else:
+            err = "its dims or row stride are outside what a tensor map can hold"
         if err != _SUCCESS:
-            raise ValueError(
+            from tilec.dialects import kernel_arrays  # text only: no MLIR at launch
+
+            raise TensorMapRefused(
                 f"{self.name}: a tensor map of {_what(spec)} (address {address:#x}, "
                 f"shape [{rows}, {cols}], row stride {row_stride}, dims {extents}, box {box}) "
-                f"could not be encoded: CUresult {err}"
+                f"could not be encoded: " + (f"CUresult {err}" if isinstance(err, int) else err),
+                kernel_arrays.is_array(spec["descriptor"]),
             )
         return encoded
 
