@@ -170,15 +170,23 @@ def host_vector_math() -> str | None:
 _LIBMVEC_FUNCTIONS = re.compile(r"@llvm\.(exp2|log2|log10|exp10|tanh)\.v(\d+)f(32|64)\b")
 
 
+# libmvec variants less accurate than tilec's math promises (2 ulp of float64 for erf): glibc 2.36's
+# AVX-512 erff is off by 3.99 ulp at x = 3.6536 (erf there rounds to 1 - 3 ulp), where its AVX2 and
+# SSE versions stay within 1.17 ulp on [-5, 5] (AVX-512 host, session 33). An AVX-512 host calls
+# the 8-lane one instead.
+_INACCURATE = frozenset({"_ZGVeN16v_erff"})
+
+
 def _libmvec_symbol(name: str, lanes: int, bits: int, library: str) -> str | None:
     """libmvec's `lanes`-wide version of the libm function `name` (of f32 or f64 values), by the x86
-    vector ABI's name, when this host can run it and the library has it; else None."""
+    vector ABI's name, when this host can run it, the library has it and it is accurate enough;
+    else None."""
     flags = host_cpu_flags()
     isa = {128: "b", 256: "d" if "avx2" in flags else "c", 512: "e"}.get(lanes * bits)
     if isa is None or (isa == "e" and "avx512f" not in flags) or (isa in "cd" and "avx" not in flags):
         return None
     symbol = f"_ZGV{isa}N{lanes}v_{name}"
-    return symbol if _has_symbol(library, symbol) else None
+    return symbol if symbol not in _INACCURATE and _has_symbol(library, symbol) else None
 
 
 @functools.cache
