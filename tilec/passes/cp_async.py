@@ -45,8 +45,8 @@ order, so the waits count the groups of all the loop's rings (plan).
 A column-major 16-bit A streams too, into an M-major ring (wgmma.Staging's `a_m_major`) that the
 instruction reads transposed; so does A = trans(X) with X [K, M] row-major (`x_desc.load().T`, or
 a column-major A that tile-pointer-tensor-copies raised), by tensor copies of X's boxes where X
-comes through a descriptor (tma.plan_stream). A tf32 dot with a row-major B goes transposed (wgmma_swapped.py): its
-A and B stream as they lie in memory, into wgmma_swapped.SwappedStaging.
+comes through a descriptor (tma.plan_stream). A tf32 dot with a row-major B goes transposed
+(wgmma_swapped.py): its A and B stream as they lie in memory, into wgmma_swapped.SwappedStaging.
 
 Only B decides whether a dot gets a ring (the staging layout depends on how B arrives); A streams
 along when it qualifies, else it is stored from registers into the same buffers or, when it goes to
