@@ -77,3 +77,45 @@ def test_a_rows_keep_their_logical_order(a_m_major, warps):
     else:
         for r in range(m):
             assert {at(r, c) // 128 for c in range(64)} == {r}
+
+
+@pytest.mark.parametrize("swizzled_b", [False, True])
+@pytest.mark.parametrize(
+    "m, n, k, warps", [(256, 128, 32, 8), (128, 256, 32, 8), (128, 128, 32, 4), (64, 64, 8, 4)]
+)
+def test_swapped_staging_fragments(m, n, k, warps, swizzled_b):
+    """A transposed tf32 dot's B (wgmma_swapped.SwappedStaging): the kernel's offsets are the
+    planner's, no two elements share a byte, every fragment load reads the element the instruction
+    wants (fragment_offset: B's (8 ks + 4 q + t, 16 w + 8 h + g + 16 W j)), and a swizzled B is what
+    tensor copies write: box c (32 values of N, all K rows) at offset(1, 0, c), row r at 128 r, the
+    16-byte chunk of value x at chunk (x / 4) ^ (r mod 8)."""
+    from tilec.passes.wgmma_swapped import SwappedStaging
+
+    staging = SwappedStaging(m, n, k, warps, swizzle=True, swizzled_b=swizzled_b)
+    assert staging.swizzled_b == swizzled_b
+    points = [(1, r, c) for r in range(0, k, 3) for c in range(0, n, 5)]
+    got = [staging.offset(1, r, c, wgmma.PY_INTS) for _, r, c in points]
+    assert got == _ir_offsets(staging, points)
+    every = {staging.offset(1, r, c, wgmma.PY_INTS) for r in range(k) for c in range(n)}
+    assert len(every) == k * n and min(every) >= staging.a_t.bytes and max(every) < staging.bytes
+    groups = warps // 4
+    for j in range(n // (64 * groups)):
+        for ks in range(k // 8):
+            for h in (0, 1):
+                for q in (0, 1):
+                    for warp in range(warps):
+                        for lane in range(32):
+                            g, t = lane // 4, lane % 4
+                            want = (8 * ks + 4 * q + t, 16 * warp + 8 * h + g + 16 * warps * j)
+                            at = staging.fragment_offset(j, ks, h, q, warp, lane, wgmma.PY_INTS)
+                            assert at == staging.offset(1, *want, wgmma.PY_INTS)
+    if swizzled_b:
+        for c in range(0, n, 32):
+            box = staging.offset(1, 0, c, wgmma.PY_INTS)
+            assert box % 1024 == 0
+            for r in range(k):
+                for x in range(32):
+                    chunk = (x * 4 // 16) ^ (r % 8)
+                    assert (
+                        staging.offset(1, r, c + x, wgmma.PY_INTS) == box + 128 * r + 16 * chunk + x * 4 % 16
+                    )

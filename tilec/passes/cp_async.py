@@ -320,7 +320,18 @@ def _plan_dot(lowering, dot: ir.Operation) -> Ring | None:
     if 1 not in streams or len(depths) != 1:
         return None
     (m, k), (_, n) = tile.shape_of(dot.operands[0].type), tile.shape_of(dot.operands[1].type)
-    if swapped:  # 16-byte copies of both operands as they lie in memory (wgmma_swapped.py)
+    if swapped:  # both operands as they lie in memory (wgmma_swapped.py)
+        # by tensor copies when both can go so, into a swizzled B; else by 16-byte cp.async copies,
+        # B in padded rows
+        if lowering.tma and len(streams) == 2:
+            staging = wgmma_swapped.SwappedStaging(m, n, k, warps, swizzle=True, swizzled_b=True)
+            if staging.swizzled_b:
+                for stream in streams.values():
+                    stream.tma = tma.plan_stream(lowering, [*stream.prologue, stream.ahead], stream, staging)
+                if all(stream.tma for stream in streams.values()):
+                    return Ring(dot, loop, depths.pop(), staging, streams, carried)
+                for stream in streams.values():
+                    stream.tma = None
         staging = wgmma_swapped.SwappedStaging(m, n, k, warps, swizzle=True)
         return Ring(dot, loop, depths.pop(), staging, streams, carried)
     a_in_registers = 0 not in streams and wgmma.a_kept_in_registers(dot, kind)

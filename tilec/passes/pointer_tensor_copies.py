@@ -209,8 +209,10 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
         if dot.name != "tile.dot":
             continue
         kind = wgmma.wgmma_kind(dot, num_warps)
-        if kind is None or wgmma.promoted_group(dot, kind) or wgmma_swapped.applies(dot, num_warps, axis):
+        if kind is None or wgmma.promoted_group(dot, kind):
             continue
+        # a transposed tf32 dot (wgmma_swapped.py) streams both operands as they lie: row-major
+        swapped = wgmma_swapped.applies(dot, num_warps, axis)
         loads = {}
         for index in (0, 1):
             peeled = cp_async.peel(dot, index)
@@ -220,7 +222,7 @@ def _dot_operand_loads(loop: ir.Operation, num_warps: int, axis) -> list:
             load = defining_op(value)
             if load.name != "tile.load" or load.parent != loop:
                 continue
-            if transposed or (index == 0 and wgmma.element_bytes(kind) != 2):
+            if swapped or transposed or (index == 0 and wgmma.element_bytes(kind) != 2):
                 layouts = (ROW_MAJOR,)
             elif wgmma.element_bytes(kind) == 2:
                 layouts = (ROW_MAJOR, COLUMN_MAJOR)

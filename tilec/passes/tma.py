@@ -107,6 +107,8 @@ def plan_stream(lowering, loads: list, stream, staging) -> TmaStream | None:
     rows, cols = tile.shape_of(loads[0].results[0].type)
     elem_bytes = staging.elem_bytes
     width = staging.a_width if operand == 0 else staging.b_width
+    if width is None:  # (a transposed tf32 dot's B in padded rows: wgmma_swapped.SwappedStaging)
+        return None
     band = width // elem_bytes  # elements of one box row
     box_rows = rows
     if cols % band or rows % box_rows or box_rows > MAX_BOX or band > MAX_BOX:

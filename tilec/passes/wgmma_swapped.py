@@ -27,9 +27,16 @@ The instruction's accumulator is C^T in wgmma's own layout; seen from C it is th
 ordinary blocked layout, so epilogues, stores and loop-carried accumulators need nothing special;
 each warpgroup owns 64-row blocks of N (`wgmma._block_row` gives their static offsets).
 
-Used for tf32 dots whose A and B come from pointer loads, B's row-major in memory (a descriptor's
-tiles, and an A computed in the loop such as attention's p, keep wgmma.lower_dot's path), when N
-is whole 64-row blocks per warpgroup and M (the instruction's width) at most 256.
+Used for tf32 dots whose A and B come from loads, B's row-major in memory (an A computed in the
+loop such as attention's p keeps wgmma.lower_dot's path), when N is whole 64-row blocks per
+warpgroup and M (the instruction's width) at most 256.
+
+Where both operands' tiles come through tensor maps (descriptors, or pointer loads raised by
+tile-pointer-tensor-copies) the ring is filled by tensor copies (tma.py), which write whole box rows
+and cannot pad them: B then sits as the 16-bit path's N-major B does, in 128-byte swizzled atoms
+(SwappedStaging's `swizzled_b`), and each fragment load's address XORs its 16-byte chunk with k mod
+8 (`fragment_offset`; a warp's 32 loads then fall in 16 banks, two ways each, where the padded rows
+spread them over 32).
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ def applies(dot, num_warps: int, axis) -> bool:
         return False
     for load in loads:
         info = axis.get(load.operands[0])
-        if "descriptor" in load.attributes or not (info.contiguity[1] > 1 and info.contiguity[0] == 1):
+        if not (info.contiguity[1] > 1 and info.contiguity[0] == 1):
             return False
     return True
 
@@ -83,24 +90,36 @@ def stage_bytes(m: int, n: int, k: int) -> int:
 
 class SwappedStaging:
     """Where a transposed dot's operands sit in one stage buffer: A ([M, K]) at offset 0 as the
-    instruction's K-major B (wgmma.Staging in "trans" mode, swizzled for cp.async), B ([K, N]) after
-    it in rows of N + PAD values."""
+    instruction's K-major B (wgmma.Staging in "trans" mode, swizzled for cp.async and tensor
+    copies), B ([K, N]) after it in rows of N + PAD values or, with `swizzled_b` (a ring filled by
+    tensor copies, which cannot pad rows), as an N-major B of the 16-bit path: 128-byte swizzled
+    atoms of K rows by 32 values of N, one after another along N (1024-aligned)."""
 
     b_mode = "swapped"
     a_in_registers = False
     a_m_major = False
     elem_bytes = 4
 
-    def __init__(self, m: int, n: int, k: int, num_warps: int, swizzle: bool):
+    def __init__(self, m: int, n: int, k: int, num_warps: int, swizzle: bool, swizzled_b: bool = False):
         self.m, self.n, self.k, self.num_warps = m, n, k, num_warps
         # the instruction's B is A^T: N = our M, from A's rows as X of tl.trans(X); no A of its own
         self.a_t = wgmma.Staging(
             n, m, k, "tf32.tf32", num_warps, "trans", swizzle=swizzle, a_in_registers=True
         )
         self.swizzle = self.a_t.swizzle
-        self.row_bytes = (n + PAD) * 4
-        self.b_start = wgmma._align(self.a_t.bytes, 128)
-        total = self.b_start + k * self.row_bytes
+        self.a_width = self.a_t.b_width if self.swizzle else None  # A's rows as tensor copies see them
+        # (atoms K rows tall: K a multiple of 8 keeps each 1024-byte aligned, the swizzle phase k & 7)
+        self.swizzled_b = swizzled_b and self.swizzle and k % 8 == 0 and n % 32 == 0
+        self.b_width = 128 if self.swizzled_b else None
+        if self.swizzled_b:
+            self.row_bytes = None
+            self.k_row_bytes = 128  # from row k to row k + 1 of B within an atom
+            self.b_start = wgmma._align(self.a_t.bytes)
+            total = self.b_start + k * n * 4
+        else:
+            self.row_bytes = self.k_row_bytes = (n + PAD) * 4
+            self.b_start = wgmma._align(self.a_t.bytes, 128)
+            total = self.b_start + k * self.row_bytes
         self.bytes = wgmma._align(total) if self.swizzle else total  # ring buffers stay 1024-aligned
 
     def offset(self, operand: int, row, col, ops=None):
@@ -108,10 +127,32 @@ class SwappedStaging:
         ops = ops or wgmma.IR_INTS
         if operand == 0:
             return self.a_t.b_offset(row, col, ops)
+        if self.swizzled_b:  # 16-byte chunk (n mod 32) / 4 of row k lands at chunk ^ (k mod 8)
+            col_bytes = ops.shli(col, ops.const(2))
+            logical = ops.addi(
+                ops.addi(ops.muli(ops.shrui(col_bytes, ops.const(7)), ops.const(self.k * 128)),
+                         ops.muli(row, ops.const(128))),
+                ops.andi(col_bytes, ops.const(127)),
+            )  # fmt: skip
+            phase = ops.andi(ops.shrui(logical, ops.const(7)), ops.const(7))
+            return ops.addi(ops.xori(logical, ops.shli(phase, ops.const(4))), ops.const(self.b_start))
         return ops.addi(
             ops.addi(ops.muli(row, ops.const(self.row_bytes)), ops.shli(col, ops.const(2))),
             ops.const(self.b_start),
         )
+
+    def fragment_offset(self, j: int, ks: int, h: int, q: int, warp, lane, ops=None):
+        """Byte offset of the word a thread (`warp`, `lane`) loads for the instruction's A in 64-row
+        block j, k-step ks, half h and K quarter q: B's element (8 ks + 4 q + t, 16 w + 8 h + g +
+        wgmma._block_row(j, 0)) with g = lane / 4, t = lane mod 4. The k-step adds a constant (8
+        rows; the swizzle phase depends on k mod 8 only), so each (j, h, q) has one thread part."""
+        ops = ops or wgmma.IR_INTS
+        g, t = ops.shrui(lane, ops.const(2)), ops.andi(lane, ops.const(3))
+        k = ops.addi(t, ops.const(4 * q))
+        n = ops.addi(
+            ops.addi(ops.muli(warp, ops.const(16)), g), ops.const(wgmma._block_row(j, h, self.num_warps))
+        )
+        return ops.addi(self.offset(1, k, n, ops), ops.const(8 * ks * self.k_row_bytes))
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
@@ -144,15 +185,26 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
 
     # B^T's fragments, rows n = 16 w + g (+ 8) of each 64-row block, columns k = t (+ 4) of each
     # k-step: a thread's part of the address once, the rest constant.
-    g, t = arith.divui(lowering.lane, _c(4)), arith.remui(lowering.lane, _c(4))
-    row = arith.addi(arith.muli(lowering.warp, _c(16)), g)
-    thread_part = arith.addi(arith.muli(t, _c(staging.row_bytes)), arith.muli(row, _c(4)))
     steps, blocks = k // 8, n // (64 * groups)
+    if staging.swizzled_b:  # one thread part per (j, h, q): the swizzle mixes n and k (fragment_offset)
+        parts = {}
 
-    def word(j: int, ks: int, h: int, q: int) -> ir.Value:
-        static = staging.b_start + (8 * ks + 4 * q) * staging.row_bytes + 4 * wgmma._block_row(j, h, warps)
-        value = llvm.LoadOp(f32, byte_at(static, thread_part)).result
-        return llvm.BitcastOp(i32, value).result
+        def word(j: int, ks: int, h: int, q: int) -> ir.Value:
+            if (j, h, q) not in parts:
+                parts[j, h, q] = staging.fragment_offset(j, 0, h, q, lowering.warp, lowering.lane)
+            value = llvm.LoadOp(f32, byte_at(8 * ks * staging.k_row_bytes, parts[j, h, q])).result
+            return llvm.BitcastOp(i32, value).result
+    else:
+        g, t = arith.divui(lowering.lane, _c(4)), arith.remui(lowering.lane, _c(4))
+        row = arith.addi(arith.muli(lowering.warp, _c(16)), g)
+        thread_part = arith.addi(arith.muli(t, _c(staging.row_bytes)), arith.muli(row, _c(4)))
+
+        def word(j: int, ks: int, h: int, q: int) -> ir.Value:
+            static = (
+                staging.b_start + (8 * ks + 4 * q) * staging.row_bytes + 4 * wgmma._block_row(j, h, warps)
+            )
+            value = llvm.LoadOp(f32, byte_at(static, thread_part)).result
+            return llvm.BitcastOp(i32, value).result
 
     fragments = [
         [[word(j, ks, h, q) for q in (0, 1) for h in (0, 1)] for ks in range(steps)] for j in range(blocks)
