@@ -409,3 +409,25 @@ def test_patched_template_kernels(target):
         broken[(1,)](z, x, y, SIZE=8)
     with pytest.raises(tilec.CompilationError, match="name 'GENERATE_TEST_HERE' is not defined"):
         template[(1,)](z, x, y, SIZE=8)  # the template itself is unchanged
+
+
+@tilec.jit
+def _fill_count(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, n + offs * 0, mask=offs < n)
+
+
+def test_repeated_launches_specialize_integers_by_value(monkeypatch):
+    """The fast path keys integers by what specialization reads of them (1 or not, divisible by 16,
+    the widths that hold them), through a table of integers seen before: a launch with 16 reuses
+    the kernel compiled for 32, 17 and 1 get their own, and each launch computes with its own n."""
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    out = np.zeros(64, np.int32)
+    kernels = {}
+    for n in (32, 17, 16, 1, 17, 2**40):
+        kernels[n] = _fill_count[(1,)](out, n, BLOCK=64)
+        assert (out[: min(n, 64)] == n % 2**32).all()  # (2**40 stored into int32 memory: 0)
+    assert kernels[16] is kernels[32] and kernels[17] is not kernels[32] and kernels[1] is not kernels[17]
+    assert kernels[2**40] is not kernels[32]  # an int64 argument
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        _fill_count[(1,)](out, 2**64, BLOCK=64)

@@ -428,7 +428,9 @@ class JITFunction:
         if nargs > n:
             return None
         parts = [num_warps, num_stages, extra, *_target_environment()]
+        append = parts.append
         is_constexpr = self._is_constexpr
+        int_keys = _INT_KEYS
         for i in range(n):
             if i < nargs:
                 v = args[i]
@@ -441,12 +443,17 @@ class JITFunction:
                 else:
                     return None
             if is_constexpr[i]:
-                parts.append(v if type(v) in _PLAIN_CONSTANTS else repr(v))
+                append(v if type(v) in _PLAIN_CONSTANTS else repr(v))
                 continue
-            part = _value_key(v)
-            if part is None:
-                return None
-            parts.append(part)
+            if type(v) is int:  # the commonest run-time argument: its key from a small table
+                part = int_keys.get(v)
+                if part is None:
+                    part = _int_key(v)
+            else:
+                part = _value_key(v)
+                if part is None:
+                    return None
+            append(part)
         return tuple(parts)
 
     def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None, **kwargs):
@@ -516,11 +523,28 @@ _TRITON_OPTIONS_NOT_SUPPORTED = (
 )  # fmt: skip
 
 
+# The keys of the integers launches pass (sizes, strides), once each: about 0.3 us an integer otherwise.
+_INT_KEYS: dict = {}
+_INT_KEYS_LIMIT = 4096
+
+
+def _int_key(v: int) -> tuple:
+    """What specialization reads of an integer argument: whether it is 1, its divisibility by 16,
+    the widths that hold it (the last test sends a value no 64-bit type holds to the slow path's
+    error)."""
+    key = (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63, -(2**63) <= v < 2**64)
+    if len(_INT_KEYS) < _INT_KEYS_LIMIT:
+        _INT_KEYS[v] = key
+    return key
+
+
 def _value_key(v):
     """What specialization reads of a run-time argument, cheaply (None: not a known kind)."""
     t = type(v)
-    if t is int:  # (the last test sends a value no 64-bit type holds to the slow path's error)
-        return (v == 1, v % 16 == 0, -(2**31) <= v < 2**31, -(2**63) <= v < 2**63, -(2**63) <= v < 2**64)
+    if t is int:
+        return _int_key(v)
+    if t is np.ndarray:  # (the host targets' arrays, checked early)
+        return (v.dtype, arrays.data_address(v) % 16 == 0)
     if t is float or t is bool or v is None:
         return t
     if t is tuple:  # a tuple argument: its elements' keys
@@ -530,8 +554,6 @@ def _value_key(v):
         return (t, v)
     if t in core.CONSTEXPR_MARKED:  # tl.constexpr(n): a constant, by value
         return (t, v)
-    if t is np.ndarray:
-        return (v.dtype, arrays.data_address(v) % 16 == 0)
     if t in _DESCRIPTOR_TYPES:  # before the data_ptr lookup, which fails slowly on them
         return _descriptor_key(v)
     data_ptr = getattr(v, "data_ptr", None)
