@@ -541,8 +541,8 @@ def _int_key(v: int) -> tuple:
 def _value_key(v):
     """What specialization reads of a run-time argument, cheaply (None: not a known kind)."""
     t = type(v)
-    if t is int:
-        return _int_key(v)
+    if t is int:  # (tuple elements; _launch_key reads the table itself)
+        return _INT_KEYS.get(v) or _int_key(v)
     if t is np.ndarray:  # (the host targets' arrays, checked early)
         return (v.dtype, arrays.data_address(v) % 16 == 0)
     if t is float or t is bool or v is None:
