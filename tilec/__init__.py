@@ -7,18 +7,51 @@ NVIDIA, AMD and the CPU.
     @tilec.jit
     def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
     add[(tilec.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+
+The public names are imported on first use, so that `import tilec`, the command-line tools' help and
+`python -m tilec.<module>` start without loading the language, NumPy's dtypes or MLIR.
 """
 
-from . import language, runtime
-from .aot import load
-from .autotuner import Config, autotune, heuristics
-from .cache import ArtifactError
-from .compiler import CompiledKernel, compile
-from .language.aggregates import aggregate, constexpr_function
-from .python.errors import CompilationError, InterpreterError, PerformanceWarning
-from .python.jit import VERSION as __version__
-from .python.jit import JITFunction, jit
-from .python.tensor_descriptor import TensorDescriptor
+import importlib
+
+from ._version import __version__
+
+# public name -> (module, attribute in it; None: the module itself)
+_PUBLIC = {
+    "language": ("tilec.language", None),
+    "runtime": ("tilec.runtime", None),
+    "testing": ("tilec.testing", None),
+    "load": ("tilec.aot", "load"),
+    "Config": ("tilec.autotuner", "Config"),
+    "autotune": ("tilec.autotuner", "autotune"),
+    "heuristics": ("tilec.autotuner", "heuristics"),
+    "ArtifactError": ("tilec.cache", "ArtifactError"),
+    "CompiledKernel": ("tilec.compiler", "CompiledKernel"),
+    "compile": ("tilec.compiler", "compile"),
+    "aggregate": ("tilec.language.aggregates", "aggregate"),
+    "constexpr_function": ("tilec.language.aggregates", "constexpr_function"),
+    "CompilationError": ("tilec.python.errors", "CompilationError"),
+    "InterpreterError": ("tilec.python.errors", "InterpreterError"),
+    "PerformanceWarning": ("tilec.python.errors", "PerformanceWarning"),
+    "JITFunction": ("tilec.python.jit", "JITFunction"),
+    "jit": ("tilec.python.jit", "jit"),
+    "TensorDescriptor": ("tilec.python.tensor_descriptor", "TensorDescriptor"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module_name, attribute = _PUBLIC[name]
+    except KeyError:
+        raise AttributeError(f"module 'tilec' has no attribute '{name}'") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # later reads are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))
 
 
 def cdiv(a: int, b: int) -> int:
@@ -66,4 +99,5 @@ __all__ = [
     "next_power_of_2",
     "runtime",
     "set_allocator",
+    "testing",
 ]

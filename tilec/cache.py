@@ -16,6 +16,7 @@ kernel compiled again. Loading an entry needs no MLIR: only the manifest, the bi
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from tilec.targets import target_family
 
-FORMAT = "tilec-kernel/1"
+FORMAT = "tilec-kernel/2"
+READABLE_FORMATS = ("tilec-kernel/1", FORMAT)  # /1 wrote constexpr values as repr strings
 MANIFEST = "manifest.json"
 BINARY = {"cpu": "so", "nvidia": "cubin", "amd": "hsaco"}  # what each target's runtime loads
 
@@ -47,7 +49,10 @@ def root() -> Path | None:
 
 def reads_enabled() -> bool:
     """Dumping IR needs a real compile: TILEC_DUMP_IR and TILEC_ALWAYS_COMPILE skip cache hits."""
-    return not (os.environ.get("TILEC_DUMP_IR") or os.environ.get("TILEC_ALWAYS_COMPILE"))
+    off = ("", "0", "off", "false", "no")
+    return all(
+        os.environ.get(v, "").strip().lower() in off for v in ("TILEC_DUMP_IR", "TILEC_ALWAYS_COMPILE")
+    )
 
 
 _FINGERPRINT: str | None = None
@@ -110,7 +115,7 @@ def _manifest_of(kernel) -> dict:
         "arg_names": kernel.arg_names,
         "arg_types": [core.signature_name(t) for t in kernel.arg_types],
         "divisibility": kernel.metadata.get("divisibility", [1] * len(kernel.arg_names)),
-        "constants": {k: repr(v) for k, v in kernel.constants.items()},
+        "constants": {k: encode_constant(v) for k, v in kernel.constants.items()},
         "options": {
             "num_warps": kernel.options.num_warps,
             "num_stages": kernel.options.num_stages,
@@ -125,6 +130,56 @@ def _manifest_of(kernel) -> dict:
         "binary": _binary_name(kernel.target, kernel.asm),
         "files": {},
     }
+
+
+class RecordedConstant:
+    """A constexpr value the manifest could keep only as its repr (a function, an object): equal to
+    any value with the same repr, so a launch that passes it again is accepted."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __eq__(self, other) -> bool:
+        return repr(other) == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def encode_constant(value):
+    """A constexpr value as JSON that reads back as an equal value of the same type."""
+    from tilec.language import core
+
+    if value is None or isinstance(value, bool | int | float | str):
+        return {"value": value}
+    if isinstance(value, tuple):
+        return {"tuple": [encode_constant(v) for v in value]}
+    if isinstance(value, core.dtype):
+        try:
+            return {"dtype": core.signature_name(value)}
+        except (KeyError, ValueError):
+            pass
+    return {"repr": repr(value)}
+
+
+def decode_constant(entry):
+    from tilec.language import core
+
+    if isinstance(entry, str):  # format /1: the value's repr
+        try:
+            return ast.literal_eval(entry)
+        except (ValueError, SyntaxError):
+            return RecordedConstant(entry)
+    if "value" in entry:
+        return entry["value"]
+    if "tuple" in entry:
+        return tuple(decode_constant(v) for v in entry["tuple"])
+    if "dtype" in entry:
+        return core.dtype_from_signature(entry["dtype"])
+    return RecordedConstant(entry["repr"])
 
 
 def _binary_name(target: str, asm) -> str:
@@ -152,7 +207,7 @@ def read_manifest(folder: Path) -> dict:
         body = wrapper["body"]
         if _sha256(json.dumps(body, sort_keys=True).encode()) != wrapper["sha256"]:
             raise ValueError("its hash does not match")
-        if body.get("format") != FORMAT:
+        if body.get("format") not in READABLE_FORMATS:
             raise ValueError(f"format {body.get('format')!r}, expected {FORMAT!r}")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ArtifactError(f"{folder / MANIFEST}: not a usable tilec kernel manifest ({e})") from None
@@ -208,7 +263,7 @@ def read_artifact(folder: Path):
         target=manifest["target"],
         arg_names=manifest["arg_names"],
         arg_types=[core.dtype_from_signature(t) for t in manifest["arg_types"]],
-        constants=manifest["constants"],
+        constants={k: decode_constant(v) for k, v in manifest["constants"].items()},
         options=Options(**manifest["options"]),
         asm=asm,
         metadata=manifest["metadata"],

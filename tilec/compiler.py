@@ -63,6 +63,33 @@ class Metadata(dict):
             raise AttributeError(f"kernel metadata has no '{name}' (it has: {', '.join(self)})") from None
 
 
+class Stages(dict):
+    """`compiled.asm` while a kernel compiles: each stage, as a target records it, is printed when
+    TILEC_DUMP_IR is set (1: every stage; or a comma-separated list of stage names, e.g. tile,ptx).
+    A stage recorded again with other content (PTX given a register cap, say) is printed again."""
+
+    def __init__(self, *args, kernel_name: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kernel_name = kernel_name
+        self._printed: dict = {}
+
+    def __setitem__(self, stage, content):
+        super().__setitem__(stage, content)
+        wanted = os.environ.get("TILEC_DUMP_IR", "").strip()
+        if not wanted or wanted.lower() in ("0", "off", "false", "no"):
+            return
+        if wanted not in ("1", "all") and stage not in {s.strip() for s in wanted.split(",")}:
+            return
+        if self._printed.get(stage) == content:
+            return
+        self._printed[stage] = content
+        header = f"// -----// tilec {self.kernel_name} after stage {stage} //----- //"
+        if isinstance(content, bytes):
+            print(f"{header}\n// {len(content)} bytes of binary code\n", flush=True)
+        else:
+            print(f"{header}\n{content}", flush=True)
+
+
 @dataclass
 class CompiledKernel:
     """A kernel compiled for one target and specialization. `asm` maps stage names to text/bytes."""
@@ -79,6 +106,8 @@ class CompiledKernel:
     _checks: list | None = None  # per-argument checks of compiled[grid](...), built on first use
 
     def __post_init__(self):
+        if type(self.asm) is dict:  # a kernel being compiled (a loaded one reads its files lazily)
+            self.asm = Stages(self.asm, kernel_name=self.name)
         self.metadata = Metadata(self.metadata)
         self.metadata.setdefault("shared", 0)  # shared memory bytes per program (GPU targets; LDS on AMD)
 
@@ -97,16 +126,26 @@ class CompiledKernel:
 
     def launch(self, grid, args):
         if self._launcher is None:
-            from .targets import target_family
-
-            why = {
-                "nvidia": "no NVIDIA GPU or driver is available to cuda-python",
-                "amd": "no AMD GPU or ROCm runtime is available to hip-python",
-                "cpu": "the library did not load",
-                "interpreter": "the interpreter was not prepared",
-            }[target_family(self.target)]
-            raise RuntimeError(f"{self.name} was compiled for {self.target}, which cannot launch here: {why}")
+            raise RuntimeError(
+                f"{self.name} was compiled for {self.target}, which cannot launch here: {self._why_no_launcher()}"
+            )
         return self._launcher(grid, args)
+
+    def _why_no_launcher(self) -> str:
+        from .targets import target_family
+
+        family = target_family(self.target)
+        if COMPILE_ONLY:
+            return "this process only compiles (autotuning's compile workers)"
+        if family == "nvidia":
+            from .targets.nvidia import runtime
+
+            return runtime.unavailable_reason() or "the kernel was not loaded"
+        if family == "amd":
+            from .targets.amd import runtime
+
+            return runtime.unavailable_reason() or "the kernel was not loaded"
+        return {"cpu": "the library did not load", "interpreter": "the interpreter was not prepared"}[family]
 
     def assert_message(self, code: int) -> str:
         """The message of the device assertion numbered `code` (1-based), with its location."""
@@ -130,13 +169,40 @@ class CompiledKernel:
 
         dims = _plain_grid(grid)
 
-        def launch(*args):
+        def launch(*args, **kwargs):
+            if kwargs:
+                args = self._positional(args, kwargs)
             args = self._runtime_arguments(args)
             self.check_arguments(args)
             resolved = dims or _resolve_grid(grid, dict(zip(self.arg_names, args)))
             return self.launch(resolved, list(args))
 
         return launch
+
+    def _positional(self, args: tuple, kwargs: dict) -> tuple:
+        """Arguments given by keyword put in their places: the run-time parameters', or all the
+        kernel's (constexprs included) when a constexpr is named or the positions run past them."""
+        parameters = self.metadata.get("parameters") or self.arg_names
+        every = len(args) > len(self.arg_names) or any(k in self.constants for k in kwargs)
+        names = list(parameters) if every else list(self.arg_names)
+        for name in kwargs:
+            if name not in names:
+                known = ", ".join(names)
+                raise TypeError(f"{self.name}: no parameter '{name}' (its parameters: {known})")
+        if len(args) > len(names):
+            raise TypeError(f"{self.name} takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+        values = list(args)
+        for name in names[len(args) :]:
+            if name in kwargs:
+                values.append(kwargs[name])
+            elif name in self.constants:
+                values.append(self.constants[name])  # a constexpr left out: the compiled value
+            else:
+                raise TypeError(f"{self.name}: missing argument '{name}'")
+        for name in names[: len(args)]:
+            if name in kwargs:
+                raise TypeError(f"{self.name}: argument '{name}' given by position and by keyword")
+        return tuple(values)
 
     def _runtime_arguments(self, args) -> tuple:
         parameters = self.metadata.get("parameters")
@@ -179,7 +245,8 @@ class CompiledKernel:
             def aligned(address, div=div, where=where, what="an address"):
                 if div > 1 and address % div:
                     raise ValueError(
-                        f"{where} was compiled assuming divisibility by {div}, got {what} {address} that is not"
+                        f"{where} was compiled assuming divisibility by {div}, got {what} {address}, "
+                        f"which is not a multiple of {div}: " + _ALIGNMENT_HINT[what == "an address"]
                     )
 
             if t.is_ptr():
@@ -220,6 +287,32 @@ class CompiledKernel:
         return checks
 
 
+_ALIGNMENT_HINT = {
+    True: "pass an aligned array (a fresh NumPy, torch or CuPy allocation is), or compile without the "
+    "assumption (the type '*fp32:1' in tilec.compile's signature, '*fp32' for tilec-compile; launches "
+    "through the @tilec.jit function specialize by themselves)",
+    False: "compile without the assumption (the type 'i32' rather than 'i32:16' in the signature)",
+}
+
+
+def parse_argument_type(text: str, pointer_divisibility: int) -> tuple:
+    """A signature entry: the type and its divisibility attribute. `*fp32:16` / `i32:16` are divisible
+    by 16, `*fp32:1` assumes nothing; a bare pointer type gets `pointer_divisibility`."""
+    name, colon, div = text.strip().partition(":")
+    t = core.dtype_from_signature(name)
+    if colon:
+        if not div.strip().isdigit() or int(div) < 1 or int(div) & (int(div) - 1):
+            raise ValueError(
+                f"signature entry '{text}': the divisibility after ':' must be a power of two, got '{div}'"
+            )
+        divisibility = int(div)
+    else:
+        divisibility = pointer_divisibility if t.is_ptr() else 1
+    if divisibility > 1 and not (t.is_ptr() or t.is_int()):
+        raise ValueError(f"signature entry '{text}': only pointers and integers take a divisibility")
+    return t, ({"tile.divisibility": divisibility} if divisibility > 1 else {})
+
+
 def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
     """Gives `kernel` the runtime launcher of its target when this machine can run it."""
     from .targets import target_family
@@ -242,7 +335,8 @@ def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
 
 
 def select_target(values) -> str:
-    """Where a launch runs: TILEC_INTERPRET, TILEC_TARGET, else by where the arrays live."""
+    """Where a launch runs: TILEC_INTERPRET, TILEC_TARGET, else by where the arrays live. `values`:
+    the arguments, or a dict of them by parameter name (an unsupported array's error names it)."""
     if os.environ.get("TILEC_INTERPRET", "0") not in ("", "0"):
         return INTERPRETER
     forced = os.environ.get("TILEC_TARGET")
@@ -250,17 +344,21 @@ def select_target(values) -> str:
         return forced
     from .python.tensor_descriptor import is_descriptor
 
-    def leaves(items):  # tuple arguments count by their elements
-        for v in items:
+    def leaves(name, items):  # tuple arguments count by their elements
+        for i, v in enumerate(items):
             if isinstance(v, tuple):
-                yield from leaves(v)
+                yield from leaves(f"{name}[{i}]" if name else None, v)
             else:
-                yield v
+                yield name, v
 
+    named = values.items() if isinstance(values, dict) else [(None, v) for v in values]
     devices = set()
-    for v in leaves(values):
+    for name, v in (leaf for key, value in named for leaf in leaves(key, (value,))):
         v = v.base if is_descriptor(v) else v
-        info = arrays.describe(v) if not isinstance(v, int | float | bool) and v is not None else None
+        try:
+            info = arrays.describe(v) if not isinstance(v, int | float | bool) and v is not None else None
+        except TypeError as e:
+            raise TypeError(f"argument '{name}': {e}" if name else str(e)) from None
         if info is not None:
             devices.add(info.device)
     if "cuda" in devices:
@@ -358,7 +456,9 @@ def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
     from .python.errors import PerformanceWarning
 
     advisories = kernel.metadata.get("ptxas_advisories")
-    if not advisories:
+    if not advisories or kernel.options.debug:
+        # A debug build's checks call the assertion handler inside its loops, which serializes MMAs
+        # (C7510) by design: the advisories stay in the metadata, the warning is for release builds.
         return
     src = jit_fn.source_info()
     constants = ", ".join(f"{k}={v}" for k, v in kernel.constants.items())
@@ -408,11 +508,16 @@ def compile(
     debug=None,
     enable_fp_fusion=None,
     launch_pdl=False,
+    pointer_divisibility=16,
 ):
     """Compiles `fn` for explicit argument types (Triton's strings: "*fp32", "i32", "fp16", ...).
 
     `signature` is a dict name -> type string (or a comma-separated string in parameter order);
     parameters in `constexprs` are baked in, constexpr parameters left out take their defaults.
+    A type may end in `:N`, the divisibility the kernel may assume (`*fp16:16`, `i32:16`; `*fp16:1`
+    assumes nothing); a pointer without it is assumed divisible by `pointer_divisibility` bytes (16,
+    what the arrays of NumPy, torch and CuPy are, as the JIT's specialization assumes; `tilec-compile`
+    passes 1, as Triton's AOT compiler assumes nothing of a bare `*fp32`).
     Returns a CompiledKernel whose `asm` holds every stage.
     """
     constexprs = dict(constexprs or {})
@@ -442,9 +547,7 @@ def compile(
                     1,
                     f"give a value for constexpr '{name}'",
                 )
-            text, _, div = text.partition(":")  # "i32:16": also divisible by 16
-            t = core.dtype_from_signature(text)
-            attrs = {"tile.divisibility": 16} if t.is_ptr() or div == "16" else {}
+            t, attrs = parse_argument_type(text, pointer_divisibility)
             specs[name] = ("arg", t, attrs)
         else:
             src = fn.source_info()

@@ -8,8 +8,43 @@ import statistics
 import time
 
 
+def _default_device() -> str:
+    """Where do_bench's calls run when it is not told: the target launches pick by themselves
+    (TILEC_INTERPRET / TILEC_TARGET), else "cuda" when this machine has a GPU, else "cpu"."""
+    import os
+
+    if os.environ.get("TILEC_INTERPRET", "0") not in ("", "0"):
+        return "cpu"
+    forced = os.environ.get("TILEC_TARGET")
+    if forced:
+        return "cpu" if forced in ("cpu", "interpreter") else "cuda"
+    return "cuda" if _gpu_missing() is None else "cpu"
+
+
+def _gpu_missing() -> str | None:
+    """Why no GPU can be synchronized here, or None when one can."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return None
+    except ImportError:
+        pass
+    from tilec.targets.nvidia import runtime as nvidia
+
+    reason = nvidia.unavailable_reason()
+    if reason is None:
+        return None
+    from tilec.targets.amd import runtime as amd
+
+    return None if amd.unavailable_reason() is None else reason
+
+
 def _cuda_sync():
     """A function that waits for the GPU: torch's, else CuPy's, else the driver's."""
+    missing = _gpu_missing()
+    if missing is not None:
+        raise RuntimeError(f"do_bench(device='cuda'): no GPU to time on: {missing}; use device='cpu'")
     try:
         import torch
 
@@ -30,17 +65,22 @@ def _cuda_sync():
 
 def do_bench(
     fn, warmup: float = 25, rep: float = 100, grad_to_none=None, quantiles=None, return_mode: str = "median",
-    device: str = "cuda", quantile: float | None = None,
+    device: str | None = None, quantile: float | None = None,
 ):  # fmt: skip
     """Milliseconds per call of `fn`: about `warmup` ms of untimed calls, then about `rep` ms of timed
     ones. On "cuda" each call is timed with CUDA events when torch is present, otherwise with host
-    clocks around a device synchronization (device="cpu": host clocks only).
+    clocks around a device synchronization (device="cpu": host clocks only). Without `device`, "cuda"
+    where this machine has a GPU and launches are not sent to the CPU target or the interpreter
+    (TILEC_TARGET, TILEC_INTERPRET), else "cpu".
 
     As Triton's: `quantiles` (e.g. [0.5, 0.2, 0.8]) returns those quantiles of the times, in order;
     otherwise `return_mode` picks "median" (the default here; Triton's is "mean"), "mean", "min",
     "max" or "all" (every time); `grad_to_none` lists tensors whose `.grad` is reset before each
     call. `quantile` (one number) is tilec's older form of `quantiles=[q]`."""
     _check_return_mode("do_bench", return_mode)
+    device = _default_device() if device is None else str(device).split(":")[0]  # "cuda:1" is "cuda"
+    if device not in ("cuda", "cpu"):
+        raise ValueError(f"do_bench: device must be 'cuda' or 'cpu', got {device!r}")
     fn = _resetting_grads(fn, grad_to_none)
     sync = _cuda_sync() if device == "cuda" else (lambda: None)
     fn()

@@ -353,7 +353,11 @@ def dtype_from_numpy(np_dtype) -> dtype:
         np.dtype(np.float64): float64,
     }
     if np_dtype not in table:
-        raise TypeError(f"arrays of dtype {np_dtype} are not supported by tilec kernels")
+        raise TypeError(
+            f"arrays of dtype {np_dtype} are not supported by tilec kernels (supported: bool, int8-64, "
+            "uint8-64, float16, bfloat16, float32, float64 and the float8 types; a complex array can be "
+            "passed as its real view, x.view(float32), of twice the length)"
+        )
     return table[np_dtype]
 
 

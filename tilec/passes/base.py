@@ -65,7 +65,19 @@ class TilePass:
 
     @classmethod
     def summary(cls) -> str:
-        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        """The docstring's first paragraph on one line (a summary may wrap in the source)."""
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        return " ".join(line.strip() for line in paragraph.splitlines())
+
+    @classmethod
+    def option_defaults(cls) -> list[tuple[str, str, object]]:
+        """(command-line name, type name, default) of each option, in declaration order."""
+        found = []
+        for key, f in cls.options().items():
+            type_name = f.type if isinstance(f.type, str) else f.type.__name__
+            default = f.default if f.default is not dataclasses.MISSING else None
+            found.append((key, type_name, default))
+        return found
 
     @classmethod
     def options(cls) -> dict[str, dataclasses.Field]:
@@ -83,8 +95,12 @@ class TilePass:
                 raise ValueError(f"option '{item}' of pass '{cls.name}' needs a value (key=value)")
             field = fields.get(key)
             if field is None:
+                import difflib
+
                 known = ", ".join(fields) or "none"
-                raise ValueError(f"pass '{cls.name}' has no option '{key}' (options: {known})")
+                guess = difflib.get_close_matches(key, list(fields), n=1)
+                hint = f"did you mean '{guess[0]}'? " if guess else ""
+                raise ValueError(f"pass '{cls.name}' has no option '{key}' ({hint}options: {known})")
             values[field.name] = _convert(cls.name, key, raw, field.type)
         return cls(**values)
 

@@ -94,8 +94,37 @@ def _check_upstream(element: str) -> None:
         reason = reason.split("error:", 1)[-1].strip() if "error:" in reason else reason
         name = element.split("{", 1)[0].split("(", 1)[0]
         if "does not refer to a registered pass" in str(e) or "unknown" in str(e).lower():
-            raise PipelineError(f"unknown pass or pass pipeline '{name}'") from None
+            raise PipelineError(f"unknown pass or pass pipeline '{name}'{_did_you_mean(name)}") from None
         raise PipelineError(f"invalid pipeline element '{element}': {reason}") from None
+
+
+# Upstream passes a tilec pipeline commonly names: the candidates of "did you mean" besides tilec's
+# own (MLIR's Python bindings cannot list the registered passes). Each is checked before it is offered.
+_COMMON_UPSTREAM = (
+    "canonicalize", "cse", "symbol-dce", "inline", "sccp", "loop-invariant-code-motion",
+    "convert-scf-to-cf", "convert-cf-to-llvm", "convert-arith-to-llvm", "convert-func-to-llvm",
+    "convert-math-to-llvm", "convert-vector-to-llvm", "convert-vector-to-scf", "convert-index-to-llvm",
+    "convert-gpu-to-nvvm", "convert-gpu-to-rocdl", "convert-nvgpu-to-nvvm", "convert-nvvm-to-llvm",
+    "convert-linalg-to-loops", "convert-elementwise-to-linalg", "finalize-memref-to-llvm", "gpu-to-llvm",
+    "gpu-module-to-binary", "nvvm-attach-target", "rocdl-attach-target", "reconcile-unrealized-casts",
+    "one-shot-bufferize", "expand-strided-metadata", "lower-affine", "arith-expand", "math-expand-ops",
+    "gpu-kernel-outlining", "strip-debuginfo", "remove-dead-values",
+)  # fmt: skip
+
+
+def _did_you_mean(name: str) -> str:
+    import difflib
+
+    candidates = [*REGISTRY, *_COMMON_UPSTREAM]
+    for guess in difflib.get_close_matches(name, candidates, n=3, cutoff=0.6):
+        if guess in REGISTRY:
+            return f" (did you mean '{guess}'?)"
+        try:
+            passmanager.PassManager.parse(f"builtin.module({guess})", context=_VALIDATION_CONTEXT[0])
+        except ValueError:
+            continue
+        return f" (did you mean '{guess}'?)"
+    return ""
 
 
 class StepFailed(Exception):

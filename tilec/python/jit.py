@@ -11,13 +11,12 @@ import os
 
 import numpy as np
 
+from tilec._version import __version__ as VERSION
 from tilec.language import core
 
 from . import arrays, tensor_descriptor
 from .errors import CompilationError, InterpreterError
 from .source import SourceInfo, is_constexpr_annotation
-
-VERSION = "0.1.0"
 
 
 def _user_frame_error(exc: BaseException) -> BaseException:
@@ -183,6 +182,15 @@ class JITFunction:
         bound.apply_defaults()
         return dict(bound.arguments)
 
+    def _select_target(self, bound: dict) -> str:
+        from tilec import compiler
+
+        try:
+            return compiler.select_target(bound)
+        except TypeError as e:
+            src = self.source_info()
+            raise TypeError(f"{src.filename}:{src.fndef.lineno}: {self.__name__}(): {e}") from None
+
     def specialize(self, bound: dict) -> tuple[dict, tuple]:
         """arg_specs for the code generator and the hashable specialization key."""
         specs, key = {}, []
@@ -271,7 +279,7 @@ class JITFunction:
 
         try:
             bound = self._bind(args, kwargs)
-            target = compiler.select_target(bound.values())
+            target = self._select_target(bound)
             kernel = self._compiled(bound, target, num_warps, num_stages, extra)
             if key is not None:
                 positions = [self._position(n) for n in kernel.arg_names]
@@ -462,7 +470,7 @@ class JITFunction:
         try:
             num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
             bound = self._bind(args, kwargs)
-            target = target or compiler.select_target(bound.values())
+            target = target or self._select_target(bound)
             return self._compiled(bound, target, num_warps, num_stages, extra)
         except (CompilationError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from mlir import ir
 
 from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
@@ -12,7 +10,7 @@ from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
 def run_stage(
     module: ir.Module, kernel_name: str, target: str, stage: str, pipeline: str, asm: dict | None = None
 ):
-    """Runs `pipeline` on `module`; records the IR in asm[stage]; TILEC_DUMP_IR=1 prints it."""
+    """Runs `pipeline` on `module`; records the IR in asm[stage] (which TILEC_DUMP_IR prints)."""
     from tilec.python.errors import CompilationError
     from tilec.timing import timed
 
@@ -29,8 +27,6 @@ def run_stage(
         ) from None
     if asm is not None:
         asm[stage] = module.operation.get_asm(enable_debug_info=False)
-        if os.environ.get("TILEC_DUMP_IR"):
-            print(f"// -----// tilec {kernel_name} after stage {stage} //----- //\n{asm[stage]}")
 
 
 def shared_bytes(module: ir.Module) -> int:

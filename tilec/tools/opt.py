@@ -12,14 +12,11 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
 
-from mlir import ir
-
-from tilec import diagnostics
-from tilec.dialects import tile
-from tilec.passes import REGISTRY
-from tilec.passes.pipeline import PipelineError, StepFailed, parse_pipeline, run_pipeline, verify_module
+# MLIR, the tile dialect and the passes are imported once the arguments are parsed: `--help` and
+# `--version` answer without them.
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
 EXPECTED = re.compile(r"expected-(error|warning|note|remark)\s*(@(?:[+-]\d+|above|below))?\s*\{\{(.*?)\}\}")
@@ -37,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-p", "--pass-pipeline", default="", help="comma-separated passes, e.g. 'tile-canonicalize,cse'"
     )
     p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
-    p.add_argument("--list-passes", action="store_true", help="list tilec passes and exit")
+    p.add_argument("--list-passes", action="store_true", help="list tilec passes and their options, and exit")
+    p.add_argument("--version", action="store_true", help="print tilec's and MLIR's versions and exit")
     p.add_argument("--split-input-file", action="store_true", help="process '// -----' chunks separately")
     p.add_argument("--verify-diagnostics", action="store_true", help="check expected-error annotations")
     p.add_argument(
@@ -89,7 +87,7 @@ def expected_diagnostics(chunk: Chunk) -> list[tuple[str, int, str]]:
     return found
 
 
-def print_module(module: ir.Module, args) -> str:
+def print_module(module, args) -> str:
     return module.operation.get_asm(
         enable_debug_info=args.mlir_print_debuginfo,
         print_generic_op_form=args.mlir_print_op_generic,
@@ -98,6 +96,12 @@ def print_module(module: ir.Module, args) -> str:
 
 def process_chunk(chunk: Chunk, steps, args, name: str, err) -> tuple[str | None, list]:
     """Returns (printed IR or None, diagnostics)."""
+    from mlir import ir
+
+    from tilec import diagnostics
+    from tilec.dialects import tile
+    from tilec.passes.pipeline import StepFailed, run_pipeline, verify_module
+
     ctx = tile.make_context()
     padded = "\n" * chunk.first_line + chunk.text  # keeps line numbers those of the whole file
     with ctx, ir.Location.unknown(ctx):
@@ -146,35 +150,65 @@ def check_expectations(chunk: Chunk, found: list, name: str, err) -> bool:
     return ok
 
 
+class FlagError(ValueError):
+    """A command-line flag that is neither an option of tilec-opt nor a pass."""
+
+
 def pass_flags(extra: list[str]) -> str:
     """mlir-opt's spelling, one flag a pass: `--tile-canonicalize --cse --convert-tile-to-gpu="vendor=amd"`
     is the pipeline 'tile-canonicalize,cse,convert-tile-to-gpu{vendor=amd}', in the flags' order."""
     elements = []
     for flag in extra:
         if not flag.startswith("--") or len(flag) == 2:
-            raise PipelineError(f"unrecognized argument '{flag}'")
+            raise FlagError(f"unrecognized argument '{flag}'")
         name, _, options = flag[2:].partition("=")
         elements.append(f"{name}{{{options.strip(chr(34))}}}" if options else name)
     return ",".join(elements)
+
+
+def version_text() -> str:
+    from tilec.cli import package_version
+
+    from tilec import __version__
+
+    bindings = package_version("xtc-mlir-python-bindings") or "not installed"
+    return f"tilec-opt (tilec {__version__}), MLIR/LLVM {bindings.rsplit('.', 1)[0]} (xtc-mlir-python-bindings {bindings})\n"
+
+
+def list_passes(width: int = 110) -> str:
+    """Each tilec pass: its name, its summary, then its options with their types and defaults."""
+    from tilec.passes import REGISTRY
+
+    lines = []
+    for pass_name, cls in sorted(REGISTRY.items()):
+        lines.append(f"  {pass_name}")
+        lines.extend(textwrap.wrap(cls.summary(), width, initial_indent=" " * 6, subsequent_indent=" " * 6))
+        for key, type_name, default in cls.option_defaults():
+            shown = str(default).lower() if isinstance(default, bool) else default
+            lines.append(f"      {{{key}={shown}}}  ({type_name})")
+    lines.append("Upstream MLIR passes (canonicalize, cse, convert-*-to-*, ...) may be mixed in.")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     out_stream, err = sys.stdout, sys.stderr
+    if args.version:
+        out_stream.write(version_text())
+        return 0
     try:
         flags = pass_flags(extra)
-    except PipelineError as e:
+    except FlagError as e:
         err.write(f"tilec-opt: error: {e}\n")
         return 1
     if flags:  # after -p's pipeline, when both are given
         args.pass_pipeline = f"{args.pass_pipeline},{flags}" if args.pass_pipeline else flags
     if args.list_passes:
-        width = max(len(n) for n in REGISTRY)
-        for pass_name, cls in sorted(REGISTRY.items()):
-            out_stream.write(f"  {pass_name.ljust(width)}  {cls.summary()}\n")
-        out_stream.write("Upstream MLIR passes (canonicalize, cse, convert-*-to-*, ...) may be mixed in.\n")
+        out_stream.write(list_passes())
         return 0
+    from tilec.passes.pipeline import PipelineError, parse_pipeline
+
     name = "<stdin>" if args.input == "-" else args.input
     try:
         text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()

@@ -37,13 +37,23 @@ def _check(result, what: str):
 
 
 @functools.cache
-def available() -> bool:
+def unavailable_reason() -> str | None:
+    """Why AMD kernels cannot launch here, with what to install; None when they can."""
     if hip is None:
-        return False
+        return "hip-python is not installed (or finds no libamdhip64): pip install 'tilec[amd]' and ROCm"
     try:
-        return _check(hip.hipGetDeviceCount(), "hipGetDeviceCount") > 0
-    except Exception:  # noqa: BLE001 - no driver, no device, a broken install: no AMD runtime
-        return False
+        if _check(hip.hipGetDeviceCount(), "hipGetDeviceCount") == 0:
+            return "hip-python found no AMD GPU"
+    except Exception as e:  # noqa: BLE001 - no driver, no device, a broken install
+        return f"hip-python found no usable ROCm runtime or AMD GPU ({e})"
+    return None
+
+
+def available() -> bool:
+    return unavailable_reason() is None
+
+
+available.cache_clear = unavailable_reason.cache_clear  # the probe is cached; tests start it again
 
 
 @functools.cache

@@ -43,14 +43,24 @@ def _check(result, what: str):
 
 
 @functools.cache
-def available() -> bool:
+def unavailable_reason() -> str | None:
+    """Why NVIDIA kernels cannot launch here, with what to install; None when they can."""
     if cu is None:
-        return False
+        return "cuda-python is not installed: pip install 'tilec[nvidia]' (and an NVIDIA driver)"
     try:
         _check(cu.cuInit(0), "cuInit")
-        return _check(cu.cuDeviceGetCount(), "cuDeviceGetCount") > 0
-    except Exception:  # noqa: BLE001 - no driver library, no device, a broken install: no NVIDIA runtime
-        return False
+        if _check(cu.cuDeviceGetCount(), "cuDeviceGetCount") == 0:
+            return "cuda-python found no NVIDIA GPU"
+    except Exception as e:  # noqa: BLE001 - no driver library, no device, a broken install
+        return f"cuda-python found no usable NVIDIA driver or GPU ({e})"
+    return None
+
+
+def available() -> bool:
+    return unavailable_reason() is None
+
+
+available.cache_clear = unavailable_reason.cache_clear  # the probe is cached; tests start it again
 
 
 @functools.cache
