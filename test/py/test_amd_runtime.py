@@ -78,9 +78,11 @@ class DeviceArray:
 @pytest.fixture
 def fake_hip(monkeypatch):
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import ToolError, find_lld
 
-    if find_lld() is None:
+    try:
+        find_lld()
+    except ToolError:
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     fake = FakeHip()
     monkeypatch.setattr(runtime, "hip", fake)
@@ -135,14 +137,17 @@ def test_launch_errors_are_explained(fake_hip):
 
 def test_without_hip_kernels_compile_but_say_why_they_cannot_launch(monkeypatch):
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import ToolError, find_lld
 
-    if find_lld() is None:
+    try:
+        find_lld()
+    except ToolError:
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     monkeypatch.setattr(runtime, "hip", None)
     runtime.available.cache_clear()
     k = tilec.compile(axpy, signature="*fp32,*fp32,i32,fp32", constexprs={"BLOCK": 256}, target="gfx942")
-    with pytest.raises(RuntimeError, match="compiled for gfx942, which cannot launch here: no AMD GPU"):
+    message = r"compiled for gfx942, which cannot launch here: hip-python is not installed .*pip install 'tilec\[amd\]'"
+    with pytest.raises(RuntimeError, match=message):
         k[(1,)](DeviceArray(0x7000_0000), DeviceArray(0x7100_0000), 4096, 1.0)
     runtime.available.cache_clear()
 

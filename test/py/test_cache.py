@@ -201,9 +201,9 @@ def tilec_compile(*argv):
     )
 
 
-def compile_artifact(workdir, out, *extra):
+def compile_artifact(workdir, out, *extra, signature="*fp32:16,*fp32:16,*fp32:16,i32,fp32"):
     kernel = f"{workdir / 'kernels.py'}:scale_add"
-    return tilec_compile(kernel, "--signature", "*fp32,*fp32,*fp32,i32,fp32", "--constexpr", "BLOCK=128",
+    return tilec_compile(kernel, "--signature", signature, "--constexpr", "BLOCK=128",
                          "--target", "cpu", "-o", out, *extra)  # fmt: skip
 
 
@@ -253,7 +253,8 @@ def test_loaded_kernel_checks_its_arguments(workdir, tmp_path):
         add[(2,)](x, y, o, n)
     with pytest.raises(TypeError, match="'y_ptr' must hold fp32, got an array of fp64"):
         add[(2,)](x, np.zeros(n), o, n, 1.0)
-    with pytest.raises(ValueError, match="'x_ptr' was compiled assuming divisibility by 16"):
+    with pytest.raises(ValueError, match="'x_ptr' was compiled assuming divisibility by 16, got an address "
+                       r"\d+, which is not a multiple of 16: pass an aligned array"):  # fmt: skip
         add[(2,)](np.zeros(n + 1, np.float32)[1:], y, o, n, 1.0)
     with pytest.raises(ValueError, match="'n' = 4294967296 does not fit in int32"):
         add[(2,)](x, y, o, 2**32, 1.0)
@@ -264,6 +265,103 @@ def test_loaded_kernel_checks_its_arguments(workdir, tmp_path):
         tilec.load(out)
     with pytest.raises(tilec.ArtifactError, match="manifest.json"):
         tilec.load(tmp_path)
+
+
+def test_a_bare_pointer_type_assumes_no_alignment(workdir, tmp_path):
+    """As in Triton's AOT compiler: '*fp32' assumes nothing of the address, '*fp32:16' 16 bytes."""
+    out = tmp_path / "artifact"
+    assert compile_artifact(workdir, out, signature="*fp32,*fp32,*fp32:16,i32,fp32").returncode == 0
+    manifest = json.loads((out / "manifest.json").read_text())["body"]
+    assert manifest["divisibility"] == [1, 1, 16, 1, 1]
+    add = tilec.load(out)
+    n = 300
+    x, y = np.zeros(n + 1, np.float32)[1:], np.zeros(n + 3, np.float32)[3:]  # 4 and 12 bytes off
+    o = np.zeros(n, np.float32)
+    add[(3,)](x + 2, y, o, n, 1.5)
+    np.testing.assert_allclose(o, 4.0)
+    with pytest.raises(ValueError, match="'out_ptr' was compiled assuming divisibility by 16"):
+        add[(3,)](x, y, np.zeros(n + 1, np.float32)[1:], n, 1.5)
+    bad = tilec_compile(f"{workdir / 'kernels.py'}:scale_add", "-s", "*fp32:3,*fp32,*fp32,i32,fp32", "-c",
+                        "BLOCK=128", "-o", tmp_path / "bad")  # fmt: skip
+    assert bad.returncode == 1 and "must be a power of two, got '3'" in bad.stderr
+
+
+def test_all_parameters_after_a_cache_hit_and_from_an_artifact(workdir, tmp_path):
+    """A compiled kernel takes every parameter, constexprs in their places, positionally or by
+    keyword: in the process that compiled it, after a disk-cache hit, and loaded from an artifact."""
+    script = """
+import sys
+import numpy as np
+import tilec
+import kernels
+
+kernel = tilec.compile(kernels.scale_add, "*fp32,*fp32,*fp32,i32,fp32", {"BLOCK": 128}, target="cpu")
+if len(sys.argv) > 1:
+    kernel = tilec.load(sys.argv[1])
+n = 1000
+x, y = np.ones(n, np.float32), np.zeros(n, np.float32)
+for call in (
+    lambda o: kernel[(8,)](x, y, o, n, 3.0),
+    lambda o: kernel[(8,)](x, y, o, n, 3.0, 128),
+    lambda o: kernel[(8,)](x, y, o, n, 3.0, BLOCK=128),
+    lambda o: kernel[(8,)](x, y, o, n=n, alpha=3.0),
+    lambda o: kernel[(8,)](x_ptr=x, y_ptr=y, out_ptr=o, n=n, alpha=3.0, BLOCK=128),
+):
+    o = np.zeros(n, np.float32)
+    call(o)
+    np.testing.assert_allclose(o, 4.0)
+for bad, message in (
+    (lambda: kernel[(8,)](x, y, o, n, 3.0, 64), "constexpr 'BLOCK' was compiled as 128, got 64"),
+    (lambda: kernel[(8,)](x, y, o, n, beta=3.0), "no parameter 'beta'"),
+    (lambda: kernel[(8,)](x, y, o, n), "takes 5 arguments (x_ptr, y_ptr, out_ptr, n, alpha), got 4"),
+    (lambda: kernel[(8,)](x, y, o, alpha=1.0), "missing argument 'n'"),
+):
+    try:
+        bad()
+    except (TypeError, ValueError) as e:
+        assert message in str(e) and "<locals>" not in str(e), e
+    else:
+        raise AssertionError(message)
+print("ok", type(kernel.constants["BLOCK"]).__name__)
+"""
+    (workdir / "all_parameters.py").write_text(script)
+    cache = tmp_path / "cache"
+    assert run(workdir, "all_parameters.py", cache=cache).stdout.strip() == "ok int"  # compiled
+    assert run(workdir, "all_parameters.py", cache=cache).stdout.strip() == "ok int"  # a cache hit
+    out = tmp_path / "artifact"
+    assert compile_artifact(workdir, out).returncode == 0
+    assert run(workdir, "all_parameters.py", str(out), cache="off").stdout.strip() == "ok int"
+
+
+def test_constexpr_values_keep_their_types_in_the_manifest():
+    from tilec.cache import RecordedConstant, decode_constant, encode_constant
+    from tilec.language import core
+
+    for value in (
+        1024,
+        -3,
+        2.5,
+        True,
+        None,
+        "rows",
+        (1, (2.0, "x")),
+        core.float16,
+        core.pointer_type(core.int8),
+    ):
+        back = decode_constant(json.loads(json.dumps(encode_constant(value))))
+        assert back == value and type(back) is type(value), value
+    opaque = decode_constant(encode_constant(len))  # kept as its repr: equal to what has that repr
+    assert isinstance(opaque, RecordedConstant) and opaque == len and repr(opaque) == repr(len)
+    assert decode_constant("'1024'") == "1024" and decode_constant("1024") == 1024  # format /1 entries
+
+
+def test_python_m_tilec_cache_warns_of_nothing(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TILEC_CACHE_DIR": str(tmp_path)}
+    r = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "tilec.cache"], capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert str(tmp_path) in r.stdout
 
 
 # -- autotuning --------------------------------------------------------------------------------

@@ -275,7 +275,6 @@ class JITFunction:
                 except (InterpreterError, TypeError, ValueError) as e:
                     raise _user_frame_error(e) from None
                 return kernel  # as Triton: the compiled kernel (asm, n_regs, metadata)
-        from tilec import compiler
 
         try:
             bound = self._bind(args, kwargs)
@@ -465,7 +464,6 @@ class JITFunction:
         return tuple(parts)
 
     def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None, **kwargs):
-        from tilec import compiler
 
         try:
             num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)

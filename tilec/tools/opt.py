@@ -167,9 +167,8 @@ def pass_flags(extra: list[str]) -> str:
 
 
 def version_text() -> str:
-    from tilec.cli import package_version
-
     from tilec import __version__
+    from tilec.cli import package_version
 
     bindings = package_version("xtc-mlir-python-bindings") or "not installed"
     return f"tilec-opt (tilec {__version__}), MLIR/LLVM {bindings.rsplit('.', 1)[0]} (xtc-mlir-python-bindings {bindings})\n"
