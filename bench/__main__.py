@@ -3,8 +3,9 @@
     python -m bench --device cpu [--quick]          tilec's CPU target against NumPy
     python -m bench --device cuda [--quick]         tilec against Triton, torch eager, torch.compile
 
-Results go to bench/results/<device>-<date>.json and .png (or --out DIR); each JSON records the date and
-the git commit it was measured at.
+Results go to ./bench-results/<device>-bench-<date>.json and .png (or --out DIR), outside the source
+tree; each JSON records the date and the git commit it was measured at. bench/results keeps the one
+current file per benchmark and device that the docs quote, copied there by hand.
 """
 
 from __future__ import annotations
@@ -28,12 +29,24 @@ def commit() -> str:
         return ""
 
 
+def device_name(device: str) -> str:
+    """'h200', 'h100', 'a100', ... for a CUDA GPU (from torch's device name), 'cpu' for the host."""
+    if device == "cpu":
+        return "cpu"
+    import torch
+
+    words = torch.cuda.get_device_name().lower().replace("nvidia", "").split()
+    return next((w for w in words if any(c.isdigit() for c in w)), words[0] if words else "cuda")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
     parser.add_argument("--quick", action="store_true", help="fewer, smaller sizes")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (cuda)")
-    parser.add_argument("--out", default=str(HERE / "results"))
+    parser.add_argument(
+        "--out", default="bench-results", help="folder of the results (default ./bench-results)"
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE.parent))
 
@@ -67,7 +80,7 @@ def main(argv=None) -> int:
     meta.update({"date": time.strftime("%Y-%m-%d"), "commit": commit(), "quick": args.quick})
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"{args.device}-{meta['date']}{'-quick' if args.quick else ''}"
+    stem = f"{device_name(args.device)}-bench-{meta['date']}{'-quick' if args.quick else ''}"
     (out / f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     print(f"wrote {out / (stem + '.json')}")
     from bench.plot import plot_file

@@ -17,8 +17,8 @@ import tilec
 from bench.cpu import timeit
 from bench.kernels import matmul_kernel
 
-# (BLOCK_M, BLOCK_N, BLOCK_K) tried per row, the best reported, as an autotuner would pick; 64x64x32
-# was the only block until session 23 (the row's "block" says which won)
+# (BLOCK_M, BLOCK_N, BLOCK_K) tried per row, the best reported, as an autotuner would pick (the
+# row's "block" says which won)
 BLOCKS = [(64, 64, 32), (64, 64, 64), (128, 128, 32), (128, 128, 64)]
 
 

@@ -40,9 +40,8 @@ CONFIGS = [
     (128, 64, 64, 4, 4),
     *[(64, 64, 128, 4, s) for s in (4, 6)],  # skinny: more programs, deep rings of B
 ]
-# Skinny rows (M <= 128) also search these with --winners: at M = 16..128 on an H200 (session 10,
-# bench/results/h200-ring-modes-2026-12-03-session10.txt) 64x64x128 with 6 stages was both compilers'
-# best, 0.96-1.0 of cuBLAS, where the square winners reach 0.6-0.7.
+# Skinny rows (M <= 128) also search these with --winners: at M = 16..128 on an H200 64x64x128 with
+# 6 stages was both compilers' best, 0.96-1.0 of cuBLAS, where the square winners reach 0.6-0.7.
 SKINNY = [(64, 64, 128, 4, 6), (64, 64, 128, 4, 4), (64, 128, 64, 4, 6)]
 # fp32 (tf32: 4-byte values, 32 bytes of K per instruction) wants BK = 32 for rings that fit; the
 # same list with and without --winners
@@ -62,12 +61,11 @@ ATTENTION_CONFIGS = [
     (128, 128, 8, 3),
 ]  # BM, BN, warps, stages
 
-# Descriptor rows also try 4 stages at 128x256: it won 2 of the 4 descriptor rows for tilec in a
-# first H200 run (session 9).
+# Descriptor rows also try 4 stages at 128x256: it wins some descriptor rows for tilec on an H200.
 DESCRIPTOR_EXTRA = [(128, 256, 64, 8, 4)]
 
-# For --winners: the configs that won most rows of the full search on an H200 (session 6: all but
-# 4 of the 21 rows for tilec or Triton); fp32 rows search FP32_CONFIGS either way.
+# For --winners: the configs that win most rows of the full search on an H200 (all but 4 of the 21
+# rows for tilec or Triton); fp32 rows search FP32_CONFIGS either way.
 WINNERS = {
     "matmul": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 4, 3), (128, 64, 64, 4, 4)],
     "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 8, 3)],
@@ -96,7 +94,7 @@ def _best(launch, configs, check) -> tuple:
 # The three contenders of a row are timed again after the config search, in ROUNDS interleaved rounds
 # (tilec, the vendor library, Triton, then again): an H200's clocks drift with its temperature over
 # a row's seconds, and timing each contender once, one after the other, moved ratios by up to 5%
-# between runs of the same code (bench/results/h200-matmul-pointer-vs-descriptors-...-session20.txt).
+# between runs of the same code.
 ROUNDS = 5
 
 

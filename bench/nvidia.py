@@ -22,7 +22,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 def load_kernels():
     """The same kernel source twice: through tilec and through Triton."""
-    # appended, not inserted: a tilec already on the path (an A/B run's older tree) stays the one used
+    # appended, not inserted: a tilec already on the path (another checkout being measured) stays the one used
     if str(HERE.parent) not in sys.path:
         sys.path.append(str(HERE.parent))
     spec = importlib.util.spec_from_file_location("bench_kernels_tilec", HERE / "kernels.py")

@@ -427,8 +427,8 @@ print("crashes", kernels.tuned_sum.precompile_crashes, total[0])
 
 
 def test_autotune_precompile_after_many_compiles(workdir, tmp_path):
-    # The forked children compiling the configs used to crash once earlier compiles' MLIR contexts
-    # were freed in them (their worker threads do not survive fork); the parent then compiled again.
+    # The forked children compiling the configs must survive earlier compiles' MLIR contexts being
+    # freed in them (their worker threads do not survive fork), or the parent compiles again.
     (workdir / "tune_late.py").write_text(TUNE_AFTER_MANY_COMPILES)
     r = run(workdir, "tune_late.py", cache=tmp_path / "cache", env={"TILEC_AUTOTUNE_JOBS": "3"})
     assert "crashes 0 1000.0" in r.stdout, (r.stdout, r.stderr[-2000:])

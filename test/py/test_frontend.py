@@ -173,7 +173,7 @@ def runtime_step_sum(out_ptr, lb, ub, step):
 @pytest.mark.parametrize("target", ["interpreter", "cpu"])
 def test_range_with_a_run_time_step_of_either_sign(monkeypatch, target):
     """range(lb, ub, step) with step a run-time value walks as Python's range does, whatever its sign
-    (a negative one used to run past ub until the index wrapped: garbage); a step of 0 runs no
+    (a negative one must not run past ub until the index wraps); a step of 0 runs no
     iteration (Python would raise; a kernel cannot)."""
     if target == "interpreter":
         monkeypatch.setenv("TILEC_INTERPRET", "1")
@@ -195,8 +195,8 @@ def rows_times_options(out_ptr, n_rows, num_stages: tl.constexpr, num_warps: tl.
 
 
 def test_parameters_named_like_launch_options(target):
-    """A keyword that names a kernel parameter goes to that parameter, as in Triton (it used to be
-    taken as the launch option alone: "missing a required argument: 'num_stages'")."""
+    """A keyword that names a kernel parameter goes to that parameter, as in Triton (not to the
+    launch option alone, which would leave the parameter missing)."""
     out = np.zeros(7, np.int32)
     rows_times_options[(3,)](out, 7, num_stages=2, num_warps=8)
     np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)

@@ -921,7 +921,7 @@ def _c(t, v):
 
 
 # The hardware's approximate f32 exp2, by vendor (exp, exp2 and erf's tail use it; log, sin and cos
-# used the approximate units too until session 20, see _logarithm and _sine).
+# are computed to an ulp instead, see _logarithm and _sine).
 _EXP2 = {"nvidia": "llvm.nvvm.ex2.approx.f32", "amd": "llvm.amdgcn.exp2.f32"}
 _VENDOR = ["nvidia"]  # set per run by the pass option
 

@@ -282,8 +282,8 @@ def _same_iteration_tma(rings: list) -> list:
     On an H200 a tensor-copy wait in the middle of the body (V's, after the softmax) gave wrong
     results whenever the two dots' A operands had one shape (BLOCK_N = HEAD_DIM): with q = 0.125 and
     p = 1 the scores of every iteration after the first came out 8 times too large, as if the first
-    dot read the previous iteration's p for q, though the PTX keeps their registers apart (session
-    19; never with the waits merged at the top of the body)."""
+    dot read the previous iteration's p for q, though the PTX keeps their registers apart (never
+    with the waits merged at the top of the body)."""
 
     def same_iteration(ring):
         return ring.tma and wgmma.pipelined_loop(ring.dot) is None

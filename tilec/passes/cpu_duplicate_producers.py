@@ -23,13 +23,13 @@ from .base import TilePass, ops_named
 
 _MAX_BODY_OPS = 12  # a few index computations, masks and pointer offsets
 # A value used more often stays in its buffer. Layernorm's columns have 9 uses (the loads of x, w
-# and b, the mask, the store, in both versions tile-cpu-version-masks makes): at the old limit of 8
-# they stayed in a buffer, every access an indirect one, and the kernel ran at 5.4-11.4 GB/s on this
-# 2-core host; copied, at 10.8-22.8 (bench/cpu.py, old and new alternated twice). _MAX_COPIES
-# bounds the copies of a module either way.
+# and b, the mask, the store, in both versions tile-cpu-version-masks makes): with a limit of 8
+# they stay in a buffer, every access an indirect one, and the kernel runs at 5.4-11.4 GB/s on a
+# 2-core host; copied, at 10.8-22.8 (bench/cpu.py). _MAX_COPIES bounds the copies of a module
+# either way.
 _MAX_USES = 32
-# 64 until session 23: a matmul versioned by tile-cpu-version-remainders has two copies of its body,
-# and the second copy found the budget spent (its tile copies read offsets back from buffers).
+# Not 64: a matmul versioned by tile-cpu-version-remainders has two copies of its body, and with 64
+# the second copy found the budget spent (its tile copies read offsets back from buffers).
 _MAX_COPIES = 128  # per module
 _MAX_INLINED = 16  # generics evaluated in place of one extract
 _PURE_PREFIXES = ("arith.", "linalg.index", "linalg.yield")

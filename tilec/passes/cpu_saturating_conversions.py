@@ -94,7 +94,7 @@ def _saturate(op: ir.Operation, signed: bool, width: int) -> None:
             above = arith.cmpf(arith.CmpFPredicate.OGE, x, _constant(float_t, high))
             wide = arith.select(above, _constant(wide_t, largest), wide)
         if str(tile.element_of(op.operands[0].type)) == "f64" or bits == 64:
-            # NaN's result is the sign bit alone there (the select above made it 0 until now)
+            # NaN's result is the sign bit alone there (the select above makes it 0)
             wide = arith.select(nan, _constant(wide_t, -(1 << (bits - 1))), wide)
         result = wide if bits == width else arith.trunci(op.results[0].type, wide)
     op.results[0].replace_all_uses_with(result)

@@ -5,8 +5,7 @@ immediates, unlike fp16/bf16), and a row-major fp32 B ([K, N], N contiguous, the
 N-major. Stored transposed from registers it ran at 175 TFLOP/s on an H200 at 4096^3 (B loaded four
 K-neighbours per thread so that each store is 16 bytes, wgmma.row_major_tf32_b_loads), streamed by
 4-byte cp.async copies at 214 (one address register per value), where a column-major B streams at
-305 and cuBLAS reaches 352-399 (bench/results/h200-tf32-row-major-b-2026-12-04-session21.txt).
-Transposed as below: 335 (256x128x32, 8 warps).
+305 and cuBLAS reaches 352-399. Transposed as below: 335 (256x128x32, 8 warps).
 
 The instruction's *A* operand may come from registers instead, in any memory order. So the dot is
 issued transposed: the instruction's M is the dot's N, its N the dot's M, its A the fragments of B^T

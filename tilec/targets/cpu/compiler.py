@@ -3,6 +3,7 @@
 Stages (names used in `compiled.asm` and TILEC_DUMP_IR):
     tile     the frontend's tile IR
     linalg   after tile-cpu-grid and convert-tile-to-linalg (pointers are i64 addresses)
+    bufferized  after elementwise fusion, dot vectorization and one-shot bufferization
     llvm     the LLVM dialect module
     llir     LLVM IR text (with the host-callback hooks of tl.device_print)
     so       a shared library: `opt -O3` and `llc` for the host CPU, linked by ld.lld (or cc)
@@ -59,8 +60,8 @@ def dot_block(lanes: int) -> tuple[int, int]:
     """(rows, cols) of the accumulator blocks tile-cpu-vectorize-dots holds in registers: 16 columns,
     and as many rows as make 8 vector accumulators (enough independent FMAs to cover their latency
     on two FMA units), which leaves room in the register file for B's row and A's broadcast. With
-    AVX2 (16 registers) that is 4 x 16: 8 x 16 took all 16 registers and spilled (docs/targets.md:
-    1024^3 fp32 54-59 -> 65-68 GFLOP/s)."""
+    AVX2 (16 registers) that is 4 x 16: 8 x 16 takes all 16 registers and spills (a 1024^3 fp32
+    matmul about a sixth slower)."""
     return max(1, 8 * lanes // 16), 16
 
 
@@ -172,7 +173,7 @@ _LIBMVEC_FUNCTIONS = re.compile(r"@llvm\.(exp2|log2|log10|exp10|tanh)\.v(\d+)f(3
 
 # libmvec variants less accurate than tilec's math promises (2 ulp of float64 for erf): glibc 2.36's
 # AVX-512 erff is off by 3.99 ulp at x = 3.6536 (erf there rounds to 1 - 3 ulp), where its AVX2 and
-# SSE versions stay within 1.17 ulp on [-5, 5] (AVX-512 host, session 33). An AVX-512 host calls
+# SSE versions stay within 1.17 ulp on [-5, 5] (measured on an AVX-512 host). An AVX-512 host calls
 # the 8-lane one instead.
 _INACCURATE = frozenset({"_ZGVeN16v_erff"})
 

@@ -193,7 +193,7 @@ _USAGE = re.compile(r"Used (\d+) registers")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 # ptxas's performance advisories ("ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async
 # instructions are serialized due to ..."): the kernel is correct but runs slower than its code
-# asks for (a serialized warpgroup MMA pipeline cost 13 % on a matmul, session 31).
+# asks for (a serialized warpgroup MMA pipeline cost 13 % on a matmul).
 _ADVISORY = re.compile(
     r"\((C\d+)\) Potential Performance Loss: (.*?)(?: in the function '[^']*')?\s*$", re.MULTILINE
 )
@@ -208,20 +208,18 @@ def advisories(log: str | None) -> list[str]:
 def assemble_for_occupancy(ptx: str, arch: str, threads: int, shared: int) -> tuple[str, bytes | None, dict]:
     """(PTX, cubin, usage) from ptxas, usage being {"n_regs": registers per thread, "n_spills": bytes
     of spill stores, "ptxas_advisories": its performance advisories, when any} from its report ({}
-    without ptxas). When registers alone keep the SM from
-    holding another program (its threads and shared memory would allow one), and the kernel sets no
-    register cap of its own (.maxnreg), the PTX is assembled again with `.minnctapersm`
-    asking for that one more, and kept when ptxas fits it without spilling and without an advisory
-    the first assembly did not have (a register limit can serialize warpgroup MMAs): flash attention at
-    128x64 with 8 warps went from 148 to 128 registers, two programs per SM instead of one, and from
-    218 to 288 TFLOP/s on an H200. A kernel without loops that fits only one or two programs may
-    also spill a little (LOOP_FREE_SPILL_BYTES): each spilled value is stored and reloaded once per
-    thread, while a third program keeps half again as many loads in flight and runs while the others
-    wait at their barriers. Layernorm over 8192 bf16 or fp16 columns on 16 warps: 60 registers and
-    two programs, or 40 with an 8- or 12-byte spill and three: 3015-3028 -> 3454-3476 GB/s on an
-    H200. With four programs or more the same trade measured slower (layernorm over 4096 columns on
-    8 warps, 5 -> 6 programs: 2905-2921 -> 2745-2853; over 1024 fp32 columns on 4 warps, 12 -> 13:
-    2456 -> 2245-2362)."""
+    without ptxas).
+
+    When registers alone keep the SM from holding another program (its threads and shared memory
+    would allow one) and the kernel sets no register cap of its own (.maxnreg), the PTX is assembled
+    again with `.minnctapersm` asking for that one more, and kept when ptxas fits it without
+    spilling and without an advisory the first assembly did not have (a register limit can
+    serialize warpgroup MMAs). Why: a second program per SM hides one program's waits behind the
+    other's work (flash attention at 128x64 on 8 warps fits two programs at 128 registers instead of
+    one at 148, a third faster). A kernel without loops that fits only one or two programs may also
+    spill a little (LOOP_FREE_SPILL_BYTES): each spilled value is stored and reloaded once per
+    thread, while a third program keeps half again as many loads in flight (layernorm over 8192
+    16-bit columns). With four programs or more the same trade is slower, so it is not made."""
     cubin, log = _ptxas(ptx, arch)
     used = _USAGE.search(log or "")
     if cubin is None or used is None:
