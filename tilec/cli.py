@@ -102,16 +102,17 @@ def report() -> str:
         f"tilec {__version__} (Python {platform.python_version()}, {platform.system()} {platform.machine()})"
     ]
     bindings = package_version("xtc-mlir-python-bindings")
-    llvm = bindings.rsplit(".", 1)[0] if bindings else None
-    lines.append(
-        f"MLIR/LLVM {llvm} (xtc-mlir-python-bindings {bindings})"
-        if bindings
-        else "MLIR: xtc-mlir-python-bindings is not installed (pip install tilec)"
-    )
-    extras = [
-        f"{name} {package_version(name)}" for name in ("llvmlite", "cuda-python", "hip-python", "torch")
-    ]
-    lines.append("optional: " + ", ".join(e if not e.endswith("None") else e[:-5] + " -" for e in extras))
+    if bindings:
+        lines.append(f"MLIR/LLVM {bindings.rsplit('.', 1)[0]} (xtc-mlir-python-bindings {bindings})")
+    elif _found("mlir"):  # a copy of the bindings without their package metadata
+        lines.append("MLIR/LLVM: the mlir package on the path (its version is not recorded)")
+    else:
+        lines.append("MLIR: xtc-mlir-python-bindings is not installed (pip install tilec)")
+    extras = []
+    for name, *aliases in (("llvmlite",), ("cuda-python", "cuda-bindings"), ("hip-python",), ("torch",)):
+        version = next((v for v in map(package_version, (name, *aliases)) if v), None)
+        extras.append(f"{name} {version or '-'}")
+    lines.append("optional: " + ", ".join(extras))
     rows = [("target", "compile", "launch"), *target_rows()]
     widths = [max(len(r[i]) for r in rows) for i in range(2)]
     for name, compiles, launches in rows:
