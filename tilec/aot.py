@@ -1,6 +1,6 @@
 """Ahead-of-time kernels: `tilec-compile` writes an artifact folder, `tilec.load` launches it without MLIR.
 
-    tilec-compile kernels.py:add_kernel --signature "*fp32,*fp32,*fp32,i32" --constexpr BLOCK=1024 \
+    tilec-compile kernels.py:add_kernel --signature "*fp32:16,*fp32:16,*fp32:16,i32" --constexpr BLOCK=1024 \
         --target cpu -o build/add
     # in the deployed program (no compiler needed: no MLIR, no ptxas):
     add = tilec.load("build/add")
