@@ -144,3 +144,20 @@ def test_an_unsupported_array_is_named_at_the_kernel():
     )
     assert message.startswith(f"{__file__}:{def_line}: add(): argument 'x_ptr': ")
     assert "complex64 are not supported" in message and "x.view(float32)" in message
+
+
+def test_signature_divisibility_suffixes():
+    """tilec.compile: a bare pointer is assumed 16-byte aligned (as launches of fresh allocations),
+    ':1' assumes nothing, ':16' on an integer lets the kernel assume a multiple of 16."""
+    kernel = tilec.compile(add, "*fp32,*fp32:1,*fp32:16,i32:16", {"BLOCK": 128}, target="cpu")
+    assert kernel.metadata["divisibility"] == [16, 1, 16, 16]
+    x = np.ones(129, np.float32)[1:]  # 4 bytes past an aligned address
+    out = np.zeros(128, np.float32)
+    with pytest.raises(ValueError, match="'x_ptr' was compiled assuming divisibility by 16"):
+        kernel[(1,)](x, x, out, 128)
+    loose = tilec.compile(add, "*fp32:1,*fp32:1,*fp32:16,i32", {"BLOCK": 128}, target="cpu")
+    loose[(1,)](x, x, out, 128)
+    np.testing.assert_array_equal(out, 2.0)
+    for bad, message in (("*fp32:3", "power of two"), ("fp32:16", "only pointers and integers")):
+        with pytest.raises(ValueError, match=message):
+            tilec.compile(add, f"*fp32,*fp32,{bad},i32", {"BLOCK": 128}, target="cpu")
