@@ -523,12 +523,31 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
 
 @builtin
 def umulhi(x, y) -> tensor:
-    """The high 32 bits of the 64-bit product of two 32-bit integers."""
+    """The high half of the unsigned product of two 32- or 64-bit integers (their bits read as
+    unsigned whatever their type, as Triton's `__nv_umulhi`/`__nv_umul64hi`), in the operands' type."""
     x, y, t = semantic._operands(x, y)
-    if not t.is_int() or t.primitive_bitwidth != 32:
-        raise SemanticError(f"tl.umulhi needs 32-bit integers, got {t}")
-    wide = semantic.mul(semantic.cast(x, core.uint64), semantic.cast(y, core.uint64))
-    return semantic.cast(semantic.shr(wide, 32), t)
+    if not t.is_int() or t.primitive_bitwidth not in (32, 64):
+        raise SemanticError(f"tl.umulhi needs 32- or 64-bit integers, got {t}")
+    unsigned = core.uint32 if t.primitive_bitwidth == 32 else core.uint64
+    x, y = (semantic.cast(semantic.cast(v, t), unsigned, bitcast=True) for v in (x, y))
+    if t.primitive_bitwidth == 32:
+        wide = semantic.mul(semantic.cast(x, core.uint64), semantic.cast(y, core.uint64))
+        high = semantic.cast(semantic.shr(wide, 32), core.uint32)
+    else:  # schoolbook on 32-bit halves, every partial product exact in 64 bits
+        low_mask = semantic.constant(0xFFFFFFFF, core.uint64)
+        x_lo, x_hi = semantic.and_(x, low_mask), semantic.shr(x, 32)
+        y_lo, y_hi = semantic.and_(y, low_mask), semantic.shr(y, 32)
+        lo_lo, lo_hi = semantic.mul(x_lo, y_lo), semantic.mul(x_lo, y_hi)
+        hi_lo, hi_hi = semantic.mul(x_hi, y_lo), semantic.mul(x_hi, y_hi)
+        middle = semantic.add(
+            semantic.add(semantic.shr(lo_lo, 32), semantic.and_(lo_hi, low_mask)),
+            semantic.and_(hi_lo, low_mask),
+        )
+        high = semantic.add(
+            semantic.add(hi_hi, semantic.shr(lo_hi, 32)),
+            semantic.add(semantic.shr(hi_lo, 32), semantic.shr(middle, 32)),
+        )
+    return semantic.cast(high, t, bitcast=True)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -484,10 +484,10 @@ class tensor:
         return _sem().shl(o, self)
 
     def __rshift__(self, o):
-        return _sem().shr(self, o)
+        return _sem().rshift_operator(self, o)
 
     def __rrshift__(self, o):
-        return _sem().shr(o, self)
+        return _sem().rshift_operator(o, self)
 
     def __lt__(self, o):
         return _sem().compare("lt", self, o)

@@ -489,10 +489,20 @@ def shl(a, b) -> tensor:
     return tensor(arith.shli(a.handle, b.handle), t, a.shape)
 
 
-def shr(a, b) -> tensor:
+def shr(a, b, signed: bool | None = None) -> tensor:
+    """`a >> b` in their promoted type, arithmetic when `signed` (by default: when that type is
+    signed). Triton decides by the tensor operand's own type before promotion (int32 >> uint32
+    shifts arithmetically, into a uint32 result): `tensor.__rshift__` passes it."""
     a, b, t = _bitwise(a, b, ">>")
-    op = arith.shrsi if _signed(t) else arith.shrui
+    op = arith.shrsi if (_signed(t) if signed is None else signed) else arith.shrui
     return tensor(op(a.handle, b.handle), t, a.shape)
+
+
+def rshift_operator(a, b) -> tensor:
+    """Python's `a >> b` in a kernel: arithmetic by the signedness of the tensor operand's own type
+    (the left one when both are tensors), as Triton's `__rshift__` / `__rrshift__`."""
+    decider = a if isinstance(a, tensor) else b
+    return shr(a, b, signed=_signed(decider.dtype))
 
 
 def logical_and(a, b) -> tensor:

@@ -417,21 +417,16 @@ class CodeGenerator(ast.NodeVisitor):
             return
         args = [self.visit(a) for a in iterator.args]
         kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
+        lb, ub, step = _range_bounds(callee, args, kwargs)
         if callee is tl.static_range:
-            if any(_is_tensor(a) for a in args):
+            if any(_is_tensor(a) for a in (lb, ub, step)):
                 raise _Unsupported("tl.static_range bounds must be compile-time constants")
-            for i in _py.range(*args):
+            if step == 0:
+                raise _Unsupported("tl.static_range's step must not be zero")
+            for i in _py.range(lb, ub, step):
                 self.assign(node.target, i)
                 self.visit_statements(node.body)
             return
-        del kwargs  # num_stages etc.: scheduling hints for GPU back ends
-        if not 1 <= len(args) <= 3:
-            raise _Unsupported("range takes 1 to 3 arguments")
-        if len(args) == 1:
-            lb, ub, step = 0, args[0], 1
-        else:
-            lb, ub = args[0], args[1]
-            step = args[2] if len(args) == 3 else 1
         if not isinstance(node.target, ast.Name):
             raise _Unsupported("the loop variable must be a single name")
         self.dynamic_for(node, lb, ub, step)
@@ -848,7 +843,7 @@ class CodeGenerator(ast.NodeVisitor):
         ast.BitOr: ("__or__", semantic.or_),
         ast.BitXor: ("__xor__", semantic.xor_),
         ast.LShift: ("__lshift__", semantic.shl),
-        ast.RShift: ("__rshift__", semantic.shr),
+        ast.RShift: ("__rshift__", semantic.rshift_operator),
         ast.Pow: ("__pow__", None),
         ast.MatMult: ("__matmul__", None),
     }
@@ -1330,3 +1325,34 @@ def build_module(
                 src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify"
             )
     return module
+
+
+# tl.range's scheduling hints (for GPU pipeliners), accepted and not needed by tilec's lowering
+_RANGE_HINTS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
+                "disable_licm")  # fmt: skip
+
+
+def _range_bounds(callee, args: list, kwargs: dict) -> tuple:
+    """(lb, ub, step) of range(...), tl.range(...) or tl.static_range(...), as Triton's signature
+    `(arg1, arg2=None, step=None, ...)` reads them: step (and arg2) may come by keyword."""
+    name = "range" if callee is _py.range else f"tl.{callee.__name__}"
+    if callee is _py.range and kwargs:
+        raise _Unsupported("range() takes no keyword arguments (tl.range takes step=...)")
+    named = dict(zip(("arg1", "arg2", "step"), args))
+    if len(args) > 3:
+        raise _Unsupported(f"{name} takes 1 to 3 bounds, got {len(args)}")
+    for key, value in kwargs.items():
+        if key in ("arg1", "arg2", "step"):
+            if key in named:
+                raise _Unsupported(f"{name}: '{key}' given by position and by keyword")
+            named[key] = value
+        elif callee is tl.static_range or key not in _RANGE_HINTS:
+            raise _Unsupported(f"{name} has no argument '{key}'")
+    if "arg1" not in named:
+        raise _Unsupported(f"{name} needs at least one bound")
+    if named.get("arg2") is None:
+        lb, ub = 0, named["arg1"]
+    else:
+        lb, ub = named["arg1"], named["arg2"]
+    step = named.get("step")
+    return lb, ub, 1 if step is None else step

@@ -391,10 +391,22 @@ def _ieee_minimum(a, b):
     return np.where(both_zero, -(-a - b), r) if np.any(both_zero) else r
 
 
+def _modulo_two(integer_op, bool_op):
+    """An i1 add, sub or mul wraps modulo 2 as the compiled targets' do (True + True is False),
+    where NumPy's boolean + and - are `or` and xor."""
+
+    def apply(a, b):
+        if np.asarray(a).dtype == np.bool_:
+            return bool_op(a, b)
+        return integer_op(a, b)
+
+    return apply
+
+
 _simple_ops = {
-    "arith.addi": lambda op: np.add,
-    "arith.subi": lambda op: np.subtract,
-    "arith.muli": lambda op: np.multiply,
+    "arith.addi": lambda op: _modulo_two(np.add, np.logical_xor),
+    "arith.subi": lambda op: _modulo_two(np.subtract, np.logical_xor),
+    "arith.muli": lambda op: _modulo_two(np.multiply, np.logical_and),
     "arith.addf": lambda op: np.add,
     "arith.subf": lambda op: np.subtract,
     "arith.mulf": lambda op: np.multiply,
