@@ -14,7 +14,10 @@ The public names are imported on first use, so that `import tilec`, the command-
 
 import importlib
 
+from . import _source_texts
 from ._version import __version__
+
+_source_texts.install()  # kernels made by exec from text compile too
 
 # public name -> (module, attribute in it; None: the module itself)
 _PUBLIC = {

@@ -14,7 +14,6 @@ AMD GPU through hip-python, else the host (the CPU target), whose "SMs" are its 
 from __future__ import annotations
 
 import functools
-import os
 from typing import NamedTuple
 
 
@@ -43,9 +42,12 @@ class _Utils:
         self.backend = backend
 
     @functools.cache  # noqa: B019 - one driver object per process, devices do not change
-    def get_device_properties(self, device: int = 0) -> dict:
+    def get_device_properties(self, device: int | None = 0) -> dict:
         """Triton's keys: multiprocessor_count, max_num_regs (per SM), max_shared_mem (per block,
-        opt-in), warpSize, sm_clock_rate and mem_clock_rate (kHz), mem_bus_width (bits)."""
+        opt-in), warpSize, sm_clock_rate and mem_clock_rate (kHz), mem_bus_width (bits); on the host
+        its cores, vector register lanes and L2 cache. `device` None (a CPU torch.device's index)
+        means the current one."""
+        device = 0 if device is None else device
         if self.backend == "cuda":
             from tilec.targets.nvidia import runtime as nv
 
@@ -65,6 +67,7 @@ class _Utils:
                 "sm_clock_rate": attr("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
                 "mem_clock_rate": attr("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
                 "mem_bus_width": attr("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
+                "max_threads_per_sm": attr("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR"),
             }
         if self.backend == "hip":
             from tilec.targets.amd import runtime as amd
@@ -79,17 +82,12 @@ class _Utils:
                 "sm_clock_rate": props.clockRate,
                 "mem_clock_rate": props.memoryClockRate,
                 "mem_bus_width": props.memoryBusWidth,
+                "max_threads_per_sm": props.maxThreadsPerMultiProcessor,
             }
-        # The host: programs run on the cores; no registers or shared memory to budget.
-        return {
-            "multiprocessor_count": os.cpu_count() or 1,
-            "max_num_regs": 0,
-            "max_shared_mem": 0,
-            "warpSize": 1,
-            "sm_clock_rate": 0,
-            "mem_clock_rate": 0,
-            "mem_bus_width": 0,
-        }
+        # The host: its cores, vector registers and L2 cache (see tilec/targets/cpu/properties.py)
+        from tilec.targets.cpu.properties import host_properties
+
+        return dict(host_properties())
 
 
 class _ActiveDriver:

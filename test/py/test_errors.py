@@ -247,11 +247,11 @@ def test_numpy_fp8_scalar_is_not_an_array(monkeypatch):
         fine[(1,)](np.zeros(4, np.float32), ml_dtypes.float8_e4m3fn(2.0), BLOCK=16)
 
 
-def test_kernel_without_source_file_explains(monkeypatch):
+def test_kernel_made_by_exec_reports_errors_at_its_text(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     namespace = {"tilec": tilec, "tl": tl}
-    exec("@tilec.jit\ndef made_by_exec(x_ptr):\n    tl.store(x_ptr, 1.0)\n", namespace)
-    with pytest.raises(ValueError, match="cannot read the source of kernel 'made_by_exec'"):
+    exec("@tilec.jit\ndef made_by_exec(x_ptr):\n    tl.store(x_ptr, 1.0)\n    tl.store(x_ptr, y)\n", namespace)
+    with pytest.raises(tilec.CompilationError, match="<string>:4:21: error: name 'y' is not defined"):
         namespace["made_by_exec"][(1,)](np.zeros(4, np.float32))
 
 

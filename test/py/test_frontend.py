@@ -224,15 +224,21 @@ def test_compiled_kernel_as_triton_launch_code_uses_it(target):
 
 def test_triton_launch_options(target):
     """Triton's option keywords: num_ctas=1 is taken (clusters are refused), maxnreg is taken (a
-    register cap on NVIDIA, nothing to cap on the host), Triton options tilec has no meaning for are
-    refused by name instead of as an unknown argument."""
+    register cap on NVIDIA, nothing to cap on the host), AMD's instruction-selection hints are
+    checked and taken (tilec's lowerings choose their own), an option that would change what the
+    launch means is refused by name instead of as an unknown argument."""
     out = np.zeros(7, np.int32)
     rows_times_options[(2,)](out, 7, 2, 8, num_ctas=1, maxnreg=64)
     np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
     with pytest.raises(TypeError, match="num_ctas=2: thread block clusters are not supported"):
         rows_times_options[(2,)](out, 7, 2, 8, num_ctas=2)
-    with pytest.raises(TypeError, match="'kpack' is a Triton compile/launch option that tilec does not"):
-        rows_times_options[(2,)](out, 7, 2, 8, kpack=2)
+    out[:] = 0
+    rows_times_options[(2,)](out, 7, 2, 8, kpack=2, matrix_instr_nonkdim=16, waves_per_eu=2)
+    np.testing.assert_array_equal(out, np.arange(7) * 100 + 28)
+    with pytest.raises(TypeError, match="matrix_instr_nonkdim must be one of 0, 4, 16, 32, got 8"):
+        rows_times_options[(2,)](out, 7, 2, 8, matrix_instr_nonkdim=8)
+    with pytest.raises(TypeError, match="'launch_cooperative_grid' is a Triton compile/launch option"):
+        rows_times_options[(2,)](out, 7, 2, 8, launch_cooperative_grid=True)
     with pytest.raises(TypeError, match="maxnreg must be an int from 16 to 255"):
         rows_times_options[(2,)](out, 7, 2, 8, maxnreg=1000)
     # extern_libs naming libdevice (Triton's elementwise tests pass NVIDIA's libdevice.10.bc): its

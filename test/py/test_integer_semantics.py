@@ -5,6 +5,7 @@ booleans, and loop bounds given by keyword."""
 
 import numpy as np
 import pytest
+from gpu_launch import needs_gpu, torch_launcher
 
 import tilec
 import tilec.language as tl
@@ -136,3 +137,34 @@ def test_integer_semantics_compile_for_gpus(arch, monkeypatch):
     for sig in ("*i32,*i32,*i32", "*u64,*u64,*u64"):
         tilec.compile(mul_high, sig, {"N": 16}, target=arch)
     tilec.compile(stepped_loops, "*i32,i32", target=arch)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_integer_semantics_on_a_gpu():
+    launch = torch_launcher()
+    x = np.array([-100, -1, 7, -(2**7), 3, -5, 64, -64], np.int64)
+    y = np.array([1, 3, 2, 4, 0, 1, 5, 2], np.int64)
+    for x_dt, y_dt, np_x, np_y in [
+        (tl.int32, tl.uint32, np.int32, np.uint32),
+        (tl.int8, tl.uint8, np.int8, np.uint8),
+    ]:
+        out = np.zeros(8, np.int64)
+        launch(shift_right, (1,), x, y, out, x_dt, y_dt, 8)
+        assert out.tolist() == _reference_shift(x, y, np_x, np_y).tolist()
+    for np_dt in (np.int32, np.uint64):
+        bits = np.dtype(np_dt).itemsize * 8
+        info = np.iinfo(np_dt)
+        a = np.array([info.min, info.max, 0, 1, 2, info.max // 3] * 3 + [5, 7], np_dt)[:16]
+        b = a[::-1].copy()
+        out = np.zeros(16, np_dt)
+        launch(mul_high, (1,), a, b, out, 16)
+        mask = (1 << bits) - 1
+        expected = [((int(p) & mask) * (int(q) & mask)) >> bits for p, q in zip(a, b)]
+        assert out.view(np.uint32 if bits == 32 else np.uint64).tolist() == expected
+    out = np.full(16, 7, np.int32)
+    launch(boolean_wrap, (1,), out)
+    assert out.reshape(4, 4)[:, 0].tolist() == [0, 1, 1, 1]
+    out = np.zeros(3, np.int32)
+    launch(stepped_loops, (1,), out, 10)
+    assert out.tolist() == [12, 12, 6]

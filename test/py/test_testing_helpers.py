@@ -63,6 +63,9 @@ def test_runtime_driver_on_the_host(monkeypatch):
     assert active.get_current_target() == GPUTarget("cpu", "host", 1)
     props = active.utils.get_device_properties(0)
     assert props["multiprocessor_count"] >= 1 and props["warpSize"] == 1
+    # real figures, not zeros that launch code would divide by: vector register lanes, the L2
+    assert props["max_num_regs"] >= 64 and props["max_shared_mem"] >= 32 * 1024
+    assert active.utils.get_device_properties(None) == props  # a CPU torch.device's index
     assert active.get_device_interface() is None
 
 

@@ -616,14 +616,39 @@ def expand_dims(input, axis) -> tensor:
 
 
 @builtin
+def squeeze(input, dim) -> tensor:
+    """`input` without its dimension `dim` (an int or a tuple of them), which must have size 1."""
+    x = to_tensor(input)
+    dims = dim if isinstance(dim, tuple | list) else (dim,)
+    rank = len(x.shape)
+    axes = sorted({_normalize_axis(_const_int(d, "tl.squeeze: dim"), rank) for d in dims})
+    for a in axes:
+        if x.shape[a] != 1:
+            raise SemanticError(
+                f"tl.squeeze: dimension {a} of shape {list(x.shape)} has size {x.shape[a]}, not 1"
+            )
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+@builtin
+def unsqueeze(input, dim) -> tensor:
+    """`input` with a new dimension of size 1 at `dim` (tl.expand_dims)."""
+    return expand_dims(input, dim)
+
+
+@builtin
 def trans(input, *dims) -> tensor:
-    """`input` with its dimensions permuted (reversed by default: a 2-D transpose)."""
+    """`input` with its dimensions permuted; without `dims` its last two swapped (a transpose, of
+    each matrix of a batch for more than two dimensions)."""
     x = to_tensor(input)
     dims = _unpack_shape(dims)
     if not dims:
-        if len(x.shape) != 2:
-            raise SemanticError(f"tl.trans without dims needs a 2-D tensor, got shape {list(x.shape)}")
-        dims = (1, 0)
+        rank = len(x.shape)
+        if rank < 2:
+            raise SemanticError(
+                f"tl.trans without dims needs 2 or more dimensions, got shape {list(x.shape)}"
+            )
+        dims = (*range(rank - 2), rank - 1, rank - 2)
     dims = tuple(_const_int(d, "permutation") for d in dims)
     if sorted(dims) != list(range(len(x.shape))):
         raise SemanticError(f"{list(dims)} is not a permutation of the {len(x.shape)} dimensions")
@@ -726,13 +751,25 @@ def _min_combine(a, b):
     return semantic.minimum(a[0], b[0])
 
 
-def _arg_combine(greater: bool):
+def _arg_combine(greater: bool, floating: bool):
+    """Combines (value, index) pairs into the better one, as Triton's argmax: NaNs are skipped (any
+    number beats a NaN; of two NaNs the later index wins, the answer for a row of NaNs), equal values
+    keep the lower index. That is a total order, so the result does not depend on how the reduction
+    is split, and a masked-off lane (`other=-inf`) never wins over a real number."""
+
     def combine(a, b):
         va, ia = a
         vb, ib = b
         better = semantic.compare("gt" if greater else "lt", va, vb)
         tie = semantic.logical_and(semantic.compare("eq", va, vb), semantic.compare("lt", ia, ib))
         pick_a = semantic.logical_or(better, tie)
+        if floating:
+            a_nan, b_nan = semantic.compare("ne", va, va), semantic.compare("ne", vb, vb)
+            only_b_nan = semantic.logical_and(b_nan, semantic.compare("eq", va, va))
+            both_later = semantic.logical_and(
+                semantic.logical_and(a_nan, b_nan), semantic.compare("gt", ia, ib)
+            )
+            pick_a = semantic.logical_or(pick_a, semantic.logical_or(only_b_nan, both_later))
         return semantic.where(pick_a, va, vb), semantic.where(pick_a, ia, ib)
 
     return combine
@@ -749,7 +786,7 @@ def _with_indices(x: tensor, axis, keep_dims, greater):
     for _ in range(len(x.shape) - axis - 1):
         idx = semantic.expand_dims(idx, len(idx.shape))
     idx = semantic.broadcast_to(idx, x.shape)
-    return reduce_tensors([x, idx], axis, _arg_combine(greater), keep_dims)
+    return reduce_tensors([x, idx], axis, _arg_combine(greater, x.dtype.is_floating()), keep_dims)
 
 
 def _minmax_input(x: tensor, values_only: bool) -> tensor:

@@ -157,6 +157,93 @@ class dtype:
     def is_fp8(self):
         return self.name in ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")
 
+    def is_standard_floating(self) -> bool:
+        return self.name in ("fp16", "bf16", "fp32", "fp64")
+
+    def is_block(self) -> bool:
+        return False
+
+    def is_void(self) -> bool:
+        return False
+
+    @property
+    def scalar(self) -> dtype:
+        return self
+
+    # Triton's dtype attributes that kernels and tests read
+    _MANTISSA = {
+        "fp8e4nv": 3,
+        "fp8e5": 2,
+        "fp8e4b8": 3,
+        "fp8e5b16": 2,
+        "fp16": 10,
+        "bf16": 7,
+        "fp32": 23,
+        "fp64": 52,
+    }
+    _BIAS = {
+        "fp8e4nv": 7,
+        "fp8e5": 15,
+        "fp8e4b8": 8,
+        "fp8e5b16": 16,
+        "fp16": 15,
+        "bf16": 127,
+        "fp32": 127,
+        "fp64": 1023,
+    }
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        """Bits of the fraction of a floating-point type (23 for fp32)."""
+        if self.name not in self._MANTISSA:
+            raise AttributeError(f"{self.name} is not a floating-point type: it has no fp_mantissa_width")
+        return self._MANTISSA[self.name]
+
+    @property
+    def exponent_bias(self) -> int:
+        if self.name not in self._BIAS:
+            raise AttributeError(f"{self.name} is not a floating-point type: it has no exponent_bias")
+        return self._BIAS[self.name]
+
+    @property
+    def int_bitwidth(self) -> int:
+        if not self.is_int():
+            raise AttributeError(f"{self.name} is not an integer type: it has no int_bitwidth")
+        return self.primitive_bitwidth
+
+    class SIGNEDNESS:
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND:
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
+
+    @property
+    def int_signedness(self) -> int:
+        if not self.is_int():
+            raise AttributeError(f"{self.name} is not an integer type: it has no int_signedness")
+        unsigned = self.name in self._UINT or self.name == "int1"  # Triton's int1 is unsigned
+        return dtype.SIGNEDNESS.UNSIGNED if unsigned else dtype.SIGNEDNESS.SIGNED
+
+    def kind(self) -> int:
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        return dtype.KIND.INTEGRAL if self.is_int() else dtype.KIND.FLOATING
+
+    def get_int_max_value(self) -> int:
+        if not self.is_int():
+            raise AttributeError(f"{self.name} is not an integer type")
+        bits = self.primitive_bitwidth
+        return (1 << bits) - 1 if self.name in self._UINT or bits == 1 else (1 << (bits - 1)) - 1
+
+    def get_int_min_value(self) -> int:
+        if not self.is_int():
+            raise AttributeError(f"{self.name} is not an integer type")
+        bits = self.primitive_bitwidth
+        return 0 if self.name in self._UINT or bits == 1 else -(1 << (bits - 1))
+
     # -- conversions ---------------------------------------------------------------------------
     def to_ir(self) -> ir.Type:
         if self.is_int():
@@ -193,6 +280,20 @@ class dtype:
 
     def __str__(self):
         return self.name
+
+
+def _is_named(name: str):
+    def test(self) -> bool:
+        return self.name == name
+
+    test.__name__ = f"is_{name}"
+    return test
+
+
+for _name in ("int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16"):  # fmt: skip
+    setattr(dtype, f"is_{_name}", _is_named(_name))
+dtype.is_fp8e4b15 = lambda self: False  # Triton's pre-Hopper fp8 type, which tilec does not have
 
 
 class pointer_type(dtype):
@@ -530,6 +631,27 @@ class tensor:
         from . import builtins
 
         return builtins.expand_dims(self, axis)
+
+    def squeeze(self, dim):
+        from . import builtins
+
+        return builtins.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        from . import builtins
+
+        return builtins.unsqueeze(self, dim)
+
+    def item(self):
+        """The one element of a one-element tensor, as a scalar."""
+        if self.numel != 1:
+            raise _sem().SemanticError(f"item() needs a one-element tensor, got shape {list(self.shape)}")
+        if not self.shape:
+            return self
+        from . import builtins
+
+        flat = builtins.reshape(self, (1,))  # a reduction of one element hands it over unchanged
+        return builtins.reduce_tensors([flat], 0, lambda a, b: a[0])[0]
 
     def trans(self, *dims):
         from . import builtins

@@ -108,18 +108,22 @@ def interleave(a, b) -> tensor:
 
 
 @builtin
-def cat(input, other, can_reorder=False) -> tensor:
-    """`input` followed by `other` along the first dimension (both of one shape). The order is kept
-    (Triton allows reordering with `can_reorder=True`; keeping it satisfies both)."""
+def cat(input, other, can_reorder=False, dim=0) -> tensor:
+    """`input` followed by `other` along dimension `dim` (the first by default; both of one shape).
+    The order is kept (Triton allows reordering with `can_reorder=True`; keeping it satisfies both)."""
     a, b = semantic.to_tensor(input), semantic.to_tensor(other)
     if not a.shape or a.shape != b.shape:
         raise SemanticError(
             f"tl.cat: the blocks must have one shape, got {list(a.shape)} and {list(b.shape)}"
         )
-    joined = join(a, b)  # [n0, ..., 2]
-    rank = len(joined.shape)
-    leading = builtins.permute(joined, (rank - 1, *range(rank - 1)))  # [2, n0, ...]
-    return builtins.reshape(leading, (2 * a.shape[0], *a.shape[1:]))
+    rank = len(a.shape)
+    dim = builtins._normalize_axis(builtins._const_int(dim, "tl.cat: dim"), rank)
+    joined = join(a, b)  # [n0, ..., n_{r-1}, 2]
+    order = (*range(dim), rank, *range(dim, rank))  # the pair axis just before `dim`
+    paired = builtins.permute(joined, order)
+    shape = list(a.shape)
+    shape[dim] *= 2
+    return builtins.reshape(paired, tuple(shape))
 
 
 @builtin

@@ -148,7 +148,7 @@ class CodeGenerator(ast.NodeVisitor):
     def error(self, node, reason: str) -> CompilationError:
         line = getattr(node, "lineno", None) or self.src.fndef.lineno
         col = getattr(node, "col_offset", 0) + self.src.col_offset + 1
-        return CompilationError(self.filename, line, col, reason)
+        return CompilationError(self.filename, line, col, reason, source_line=self.src.line(line))
 
     def visit(self, node):
         if node is None:

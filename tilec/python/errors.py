@@ -8,9 +8,13 @@ import linecache
 class CompilationError(Exception):
     """A kernel could not be compiled. The message starts with `file:line:col: error:`."""
 
-    def __init__(self, filename: str, lineno: int, col: int, reason: str):
+    def __init__(self, filename: str, lineno: int, col: int, reason: str, source_line: str | None = None):
+        """`source_line`: the text of line `lineno` where it is not in the file (a kernel compiled from
+        a string, or from a replaced source); else it is read from the file."""
         self.filename, self.lineno, self.col, self.reason = filename, lineno, col, reason
-        source = linecache.getline(filename, lineno).rstrip("\n") if lineno else ""
+        if source_line is None:
+            source_line = linecache.getline(filename, lineno).rstrip("\n") if lineno else ""
+        source = source_line
         text = f"{filename}:{lineno}:{col}: error: {reason}"
         if source.strip():
             text += f"\n    {source}\n    {' ' * max(col - 1, 0)}^"

@@ -16,7 +16,7 @@ from tilec.language import core
 
 from . import arrays, tensor_descriptor
 from .errors import CompilationError, InterpreterError
-from .source import SourceInfo, is_constexpr_annotation
+from .source import SourceInfo, function_lines, is_constexpr_annotation, text_lines
 
 
 def _user_frame_error(exc: BaseException) -> BaseException:
@@ -47,6 +47,7 @@ class JITFunction:
         self.do_not_specialize = {self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize}
         self.debug = debug
         self._replaced_source = None  # _unsafe_update_src's text
+        self._text_lines = text_lines(fn)  # the source of a function made by exec, taken while fresh
         self._source_info = None
         self._cache_key = None
         self.cache: dict = {}
@@ -71,18 +72,14 @@ class JITFunction:
     # -- source ------------------------------------------------------------------------------
     def source_info(self) -> SourceInfo:
         if self._source_info is None:
-            self._source_info = SourceInfo(self.fn, self._replaced_source)
+            self._source_info = SourceInfo(self.fn, self._replaced_source, self._text_lines)
         return self._source_info
 
     @property
     def src(self) -> str:
-        """The function's source from its `def` line (Triton's JITFunction.src)."""
+        """The function's source, dedented, from its `def` line on (Triton's JITFunction.src)."""
         info = self.source_info()
-        lines = info.source.splitlines(keepends=True)
-        start = info.fndef.lineno - (
-            info.fndef.decorator_list[0].lineno if info.fndef.decorator_list else info.fndef.lineno
-        )
-        return "".join(lines[start:]) if self._replaced_source is None else info.source
+        return info.text if self._replaced_source is None else info.source
 
     def _unsafe_update_src(self, new_src: str) -> None:
         """Compiles `new_src` in place of the function's source from now on (Triton's test suites
@@ -135,14 +132,17 @@ class JITFunction:
                 code = dep.fn.__code__
                 h.update(f"{code.co_filename}:{code.co_firstlineno}".encode())
                 try:
-                    h.update((dep._replaced_source or inspect.getsource(dep.fn)).encode())
-                except (OSError, TypeError):
+                    h.update(
+                        (
+                            dep._replaced_source or "".join((dep._text_lines or function_lines(dep.fn))[0])
+                        ).encode()
+                    )
+                except ValueError as e:
                     raise CompilationError(
                         getattr(dep.fn.__code__, "co_filename", "<unknown>"),
                         dep.fn.__code__.co_firstlineno,
                         1,
-                        f"the source of @jit function '{dep.__name__}' is not available: tilec compiles "
-                        "kernels from their source, so define them in a file",
+                        str(e),
                     ) from None
                 h.update(dep._global_values().encode())
             self._cache_key = h.hexdigest()
@@ -363,6 +363,15 @@ class JITFunction:
             raise TypeError(f"{self.__name__}: sanitize_overflow must be True or False, got {sanitize!r}")
         if type(waves) is not int or not 0 <= waves <= 16:
             raise TypeError(f"{self.__name__}: waves_per_eu must be an int from 0 to 16, got {waves!r}")
+        for name, allowed in _TRITON_HINTS_IGNORED.items():
+            if name in kwargs and name not in params:
+                value = kwargs.pop(name)
+                if type(value) is not int or (allowed is not None and value not in allowed):
+                    raise TypeError(
+                        f"{self.__name__}: {name} must be "
+                        + (f"one of {', '.join(map(str, allowed))}" if allowed else "an int")
+                        + f", got {value!r}"
+                    )
         if "num_ctas" in kwargs and "num_ctas" not in params:
             ctas = kwargs.pop("num_ctas")
             if ctas != 1:
@@ -522,11 +531,20 @@ class JITFunction:
 
 
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
-_TRITON_OPTIONS_NOT_SUPPORTED = (
-    "matrix_instr_nonkdim", "kpack",
-    "launch_cooperative_grid", "num_buffers_warp_spec",
-    "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
-)  # fmt: skip
+# Triton options that change what a launch means, which tilec refuses rather than ignore.
+_TRITON_OPTIONS_NOT_SUPPORTED = ("launch_cooperative_grid",)
+
+# Triton's tuning hints for one back end's instruction selection, which tilec's lowerings choose for
+# themselves: accepted (autotune configs written for AMD carry them on every target) and checked,
+# then unused. name -> the values Triton accepts.
+_TRITON_HINTS_IGNORED = {
+    "matrix_instr_nonkdim": (0, 4, 16, 32),  # AMD MFMA shape
+    "kpack": (1, 2),  # AMD MFMA operand packing
+    "num_buffers_warp_spec": None,  # warp-specialization hints of Triton's forks: any int
+    "num_consumer_groups": None,
+    "reg_dec_producer": None,
+    "reg_inc_consumer": None,
+}
 
 
 # The keys of the integers launches pass (sizes, strides), once each: about 0.3 us an integer otherwise.

@@ -14,6 +14,7 @@ needed to run it) and splits the grid across cores.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import platform
 import re
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from tilec.dialects import tile
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
@@ -357,11 +359,41 @@ def codegen(llir: str) -> bytes:
     return library
 
 
+def _occupancy_facts(module: ir.Module, num_warps: int) -> dict:
+    """`n_regs` and `shared` as GPU launch code reads them to size a persistent grid (Triton's
+    fused-softmax tutorial: occupancy = max_num_regs // (n_regs * warpSize * num_warps), capped by
+    max_shared_mem // shared). A program holds a whole core while it runs, so its registers are the
+    core's vector lanes shared out among its `num_warps` threads, and its shared memory the bytes of
+    its largest tile, at most the core's L2 (a larger tile still runs, from memory): the formulas
+    then give one program per core, never none."""
+    from .properties import host_properties
+
+    props = host_properties()
+    largest = 0
+
+    def visit(op):
+        nonlocal largest
+        for result in op.results:
+            shaped = tile.as_tensor(result.type)
+            if shaped is not None and shaped.has_static_shape:
+                element = shaped.element_type
+                width = 8 if tile.is_ptr(element) else max(getattr(element, "width", 32), 8) // 8
+                largest = max(largest, math.prod(shaped.shape) * width)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return {
+        "n_regs": -(-props["max_num_regs"] // max(num_warps, 1)),
+        "shared": min(max(largest, 1), props["max_shared_mem"]),
+    }
+
+
 def compile(kernel, module: ir.Module) -> None:
     """Lowers the tile module to a host shared library (`kernel.asm["so"]`)."""
     from tilec.passes.lowering_common import drop_grid_dependency_control
 
     drop_grid_dependency_control(module.operation)  # no programmatic dependent launch on the host
+    kernel.metadata.update(_occupancy_facts(module, kernel.options.num_warps))
     lower(module, kernel.name, kernel.asm, debug=kernel.options.debug)
     # the launcher then passes each pointer argument's byte range (tile-cpu-check-bounds)
     kernel.metadata["bounds_checked"] = bool(kernel.options.debug)
