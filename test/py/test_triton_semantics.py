@@ -323,7 +323,9 @@ def test_a_launch_returns_the_compiled_kernel(target):
     first = fill_ones[(1,)](x, 16)
     again = fill_ones[(1,)](x, 16)  # the launch fast path
     assert isinstance(first, tilec.CompiledKernel) and again is first
-    assert first.name == "fill_ones" and first.metadata.shared == 0 and first.n_spills == 0
+    assert first.name == "fill_ones" and first.n_spills == 0
+    # shared memory: the GPU's per program; on the host its largest tile (16 pointers here)
+    assert first.metadata.shared == (16 * 8 if target == "cpu" else 0)
     assert (x == 1).all()
 
 
