@@ -250,7 +250,9 @@ def test_numpy_fp8_scalar_is_not_an_array(monkeypatch):
 def test_kernel_made_by_exec_reports_errors_at_its_text(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     namespace = {"tilec": tilec, "tl": tl}
-    exec("@tilec.jit\ndef made_by_exec(x_ptr):\n    tl.store(x_ptr, 1.0)\n    tl.store(x_ptr, y)\n", namespace)
+    exec(
+        "@tilec.jit\ndef made_by_exec(x_ptr):\n    tl.store(x_ptr, 1.0)\n    tl.store(x_ptr, y)\n", namespace
+    )
     with pytest.raises(tilec.CompilationError, match="<string>:4:21: error: name 'y' is not defined"):
         namespace["made_by_exec"][(1,)](np.zeros(4, np.float32))
 
