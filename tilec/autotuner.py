@@ -23,6 +23,7 @@ import time
 import warnings
 
 from . import cache
+from .python import launch_observers
 from .python.errors import CompilationError, PerformanceWarning
 
 
@@ -116,6 +117,10 @@ class Autotuner:
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
     def run(self, *args, grid, **kwargs):
+        launch_observers.refuse_inside_torch_compile(self.__name__)
+        observer = launch_observers.current
+        if observer is not None and observer.skip_launch():
+            return None  # no timing of launches that do not run
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         conflicts = sorted(set(kwargs) & self.config_names) if kwargs else ()
         if conflicts:
@@ -435,6 +440,7 @@ class Heuristics:
         return kwargs
 
     def run(self, *args, grid, **kwargs):
+        launch_observers.refuse_inside_torch_compile(self.__name__)
         return self.fn.run(*args, grid=grid, **self._with_values(args, dict(kwargs)))
 
     def warmup(self, *args, **kwargs):

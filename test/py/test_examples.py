@@ -37,6 +37,8 @@ def test_every_example_is_tested():
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example_runs_and_checks_its_result(example):
+    if example == "torch_op.py":
+        pytest.importorskip("torch")
     r = run([sys.executable, str(REPO / "examples" / example)])
     assert r.returncode == 0, r.stderr[-3000:]
     assert "ran on" in r.stdout or "target" in r.stdout, r.stdout

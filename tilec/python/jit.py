@@ -14,7 +14,7 @@ import numpy as np
 from tilec._version import __version__ as VERSION
 from tilec.language import core
 
-from . import arrays, tensor_descriptor
+from . import arrays, launch_observers, tensor_descriptor
 from .errors import CompilationError, InterpreterError
 from .source import SourceInfo, function_lines, is_constexpr_annotation, text_lines
 
@@ -247,6 +247,10 @@ class JITFunction:
         return specs, tuple(key)
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
+        launch_observers.refuse_inside_torch_compile(self.__name__)
+        observer = launch_observers.current
+        if observer is not None and observer.skip_launch():
+            return None
         try:
             num_warps, num_stages, extra = self._launch_options(kwargs, num_warps, num_stages)
         except (TypeError, ValueError) as e:
@@ -270,6 +274,8 @@ class JITFunction:
                 grid_dims = _plain_grid(grid)
                 if grid_dims is None:
                     grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
+                if observer is not None:
+                    observer.launching(self, kernel, values)
                 try:
                     launcher(grid_dims, values)
                 except (InterpreterError, TypeError, ValueError) as e:
@@ -286,7 +292,10 @@ class JITFunction:
                 extract = None if direct else _extractor(positions)
                 self._launches[key] = (kernel._launcher or kernel.launch, positions, direct, extract, kernel)
             grid_dims = _resolve_grid(grid, bound)
-            kernel.launch(grid_dims, [_bound_value(bound, n) for n in kernel.arg_names])
+            values = [_bound_value(bound, n) for n in kernel.arg_names]
+            if observer is not None:
+                observer.launching(self, kernel, values)
+            kernel.launch(grid_dims, values)
             return kernel
         except (CompilationError, InterpreterError, TypeError, ValueError, OverflowError) as e:
             raise _user_frame_error(e) from None

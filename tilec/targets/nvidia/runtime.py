@@ -279,6 +279,7 @@ class Launcher:
             entry = self.functions.get(device) or self.function(device)
             driver = self.driver
             if driver.multi_device:  # the current context may belong to another GPU
+                self._check_one_device(args, device)
                 current = ctypes.c_void_p()
                 driver.get_current(ctypes.byref(current))
                 if current.value != entry[1]:
@@ -295,6 +296,17 @@ class Launcher:
                 (err,) = driver.launch_ex(config, entry[0], self.params_address, 0)
         if err != driver.success:
             raise CudaError(self._launch_failure(err, tuple(grid), device))
+
+    def _check_one_device(self, args, device: int) -> None:
+        """A kernel runs on one GPU: arrays on another would be read through addresses that mean
+        nothing there."""
+        for i, _ in self.pointers:
+            info = arrays.describe(args[i])
+            if info is not None and info.device == "cuda" and info.device_index != device:
+                raise ValueError(
+                    f"{self.name}: argument {self.kernel.arg_names[i]} is on cuda:{info.device_index} "
+                    f"but the kernel launches on cuda:{device}: all its arrays must be on one GPU"
+                )
 
     def _launch_failure(self, err, grid, device: int) -> str:
         """What went wrong, in the user's terms: the grid limits, the registers or the shared memory
