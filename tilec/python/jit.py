@@ -275,7 +275,7 @@ class JITFunction:
                 if grid_dims is None:
                     grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
                 if observer is not None:
-                    observer.launching(self, kernel, values)
+                    _observe(observer, self, kernel, values)
                 try:
                     launcher(grid_dims, values)
                 except (InterpreterError, TypeError, ValueError) as e:
@@ -294,7 +294,7 @@ class JITFunction:
             grid_dims = _resolve_grid(grid, bound)
             values = [_bound_value(bound, n) for n in kernel.arg_names]
             if observer is not None:
-                observer.launching(self, kernel, values)
+                _observe(observer, self, kernel, values)
             kernel.launch(grid_dims, values)
             return kernel
         except (CompilationError, InterpreterError, TypeError, ValueError, OverflowError) as e:
@@ -559,6 +559,14 @@ _TRITON_HINTS_IGNORED = {
 # The keys of the integers launches pass (sizes, strides), once each: about 0.3 us an integer otherwise.
 _INT_KEYS: dict = {}
 _INT_KEYS_LIMIT = 4096
+
+
+def _observe(observer, function, kernel, values) -> None:
+    """The launch observer's verdict on a launch; a refusal reaches the user without tilec's frames."""
+    try:
+        observer.launching(function, kernel, values)
+    except RuntimeError as e:
+        raise _user_frame_error(e) from None
 
 
 def _int_key(v: int) -> tuple:
