@@ -14,7 +14,6 @@ process launching the same kernel with the same key does not tune again.
 
 from __future__ import annotations
 
-import collections
 import gc
 import hashlib
 import os
@@ -295,7 +294,7 @@ class Autotuner:
                     # destroyed here (by the garbage collector, or pushed out of the list that keeps
                     # IRDL modules alive) crashed the child in MLIR (its threads did not survive fork).
                     gc.disable()
-                    tile._KEEP_ALIVE = collections.deque()
+                    tile._KEEP_ALIVE.keep_all()
                     compiler.COMPILE_ONLY = True
                     for c in chunk:
                         try:

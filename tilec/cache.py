@@ -10,8 +10,11 @@ Layout under $TILEC_CACHE_DIR (default ~/.cache/tilec; TILEC_CACHE_DIR=off disab
 
 An entry is written into a temporary folder and renamed into place, so a reader sees a whole entry or
 none, and processes compiling the same kernel at once race harmlessly (the first rename wins). The
-manifest carries its own hash; an entry whose manifest or binary does not match is removed and the
-kernel compiled again. Loading an entry needs no MLIR: only the manifest, the binary and the runtime.
+manifest carries its own hash and the key it was stored under; an entry whose manifest or binary does
+not match, that holds another key's kernel (a folder moved or copied by hand), or whose binary is not a
+whole code object for its target (elf_files.py) is removed and the kernel compiled again; an artifact
+like that is refused with an ArtifactError. Loading an entry needs no MLIR: only the manifest, the
+binary and the runtime.
 """
 
 from __future__ import annotations
@@ -20,15 +23,19 @@ import ast
 import hashlib
 import json
 import os
+import platform
 import shutil
 import uuid
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from tilec import elf_files
 from tilec.targets import target_family
 
-FORMAT = "tilec-kernel/2"
-READABLE_FORMATS = ("tilec-kernel/1", FORMAT)  # /1 wrote constexpr values as repr strings
+FORMAT = "tilec-kernel/3"
+# /1 wrote constexpr values as repr strings; /2 did not record the cache key (its entries are compiled
+# again, its artifacts still load)
+READABLE_FORMATS = ("tilec-kernel/1", "tilec-kernel/2", FORMAT)
 MANIFEST = "manifest.json"
 BINARY = {"cpu": "so", "nvidia": "cubin", "amd": "hsaco"}  # what each target's runtime loads
 
@@ -189,10 +196,12 @@ def _binary_name(target: str, asm) -> str:
     return name
 
 
-def write_artifact(folder: Path, kernel) -> None:
-    """Writes `kernel` (manifest + every stage of `compiled.asm`) into the new folder `folder`."""
+def write_artifact(folder: Path, kernel, key: str | None = None) -> None:
+    """Writes `kernel` (manifest + every stage of `compiled.asm`) into the new folder `folder`; `key`:
+    the cache key it is stored under (None for an artifact)."""
     folder.mkdir(parents=True)
     manifest = _manifest_of(kernel)
+    manifest["key"] = key
     for stage, content in kernel.asm.items():
         data = content if isinstance(content, bytes) else content.encode()
         (folder / stage).write_bytes(data)
@@ -249,15 +258,55 @@ class StageFiles(MutableMapping):
         return len(self.files)
 
 
-def read_artifact(folder: Path):
-    """A CompiledKernel from an artifact folder, with its launcher when this machine can run it."""
+_BINARIES_OF = {"cpu": ("so",), "nvidia": ("cubin", "ptx"), "amd": ("hsaco",)}
+
+
+def _host_machines() -> set[int]:
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64"):
+        return {62}
+    if machine in ("aarch64", "arm64"):
+        return {183}
+    if machine == "riscv64":
+        return {243}
+    return {62, 183, 243}  # a host this check does not know: any CPU's code
+
+
+def check_binary(folder: Path, kind: str, data) -> None:
+    """Refuses (ArtifactError) a binary that is not a whole code object the target can load:
+    truncated, corrupted, or another machine's (loading a truncated ELF file ends the process)."""
+    what = str(folder / kind)
+    try:
+        if kind == "ptx":
+            if ".version" not in data or ".entry" not in data:
+                raise elf_files.BadElf(f"{what} is not PTX for a kernel (no .version or .entry)")
+            return
+        machines = {"so": _host_machines(), "cubin": {190}, "hsaco": {224}}[kind]
+        elf_files.check(data, machines, what)
+    except elf_files.BadElf as e:
+        raise ArtifactError(str(e)) from None
+
+
+def read_artifact(folder: Path, key: str | None = None):
+    """A CompiledKernel from an artifact folder, with its launcher when this machine can run it.
+    With `key` (a cache entry), the entry must have been stored under that key."""
     from tilec.compiler import CompiledKernel, Options, attach_launcher
     from tilec.language import core
 
     manifest = read_manifest(folder)
+    if key is not None and manifest.get("key") != key:
+        raise ArtifactError(f"{folder} holds the kernel of another cache key")
     asm = StageFiles(folder, manifest["files"])
     binary = manifest["binary"]
-    asm[binary]  # noqa: B018 - checks the binary's hash now, not at the first launch
+    try:
+        family = target_family(manifest["target"])
+    except ValueError as e:
+        raise ArtifactError(f"{folder / MANIFEST}: {e}") from None
+    if binary not in _BINARIES_OF.get(family, ()):
+        raise ArtifactError(
+            f"{folder / MANIFEST}: a binary of kind {binary!r} for target {manifest['target']}"
+        )
+    check_binary(folder, binary, asm[binary])  # (reading it checks its hash, now, not at first launch)
     kernel = CompiledKernel(
         name=manifest["name"],
         target=manifest["target"],
@@ -297,7 +346,7 @@ def load(key: str):
     if folder is None or not reads_enabled() or not (folder / MANIFEST).exists():
         return None
     try:
-        return read_artifact(folder)
+        return read_artifact(folder, key)
     except (ArtifactError, OSError, KeyError, TypeError, ValueError):
         _discard(folder)
         return None
@@ -311,7 +360,7 @@ def store(key: str, kernel) -> Path | None:
         return None
     tmp = folder.parent / f".tmp-{key[:16]}-{uuid.uuid4().hex}"
     try:
-        write_artifact(tmp, kernel)
+        write_artifact(tmp, kernel, key)
         try:
             os.rename(tmp, folder)
         except OSError:  # another process stored it first

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
-_current: dict | None = None
+
+class _Collecting(threading.local):
+    current: dict | None = None  # the stages of the compile running on this thread
+
+
+_collecting = _Collecting()
 
 
 @contextmanager
@@ -18,8 +24,9 @@ def timed(stage: str, kernel_name: str = ""):
         yield
     finally:
         ms = (time.perf_counter() - start) * 1e3
-        if _current is not None:
-            _current[stage] = _current.get(stage, 0.0) + ms
+        current = _collecting.current
+        if current is not None:
+            current[stage] = current.get(stage, 0.0) + ms
         if os.environ.get("TILEC_TIMING"):
             who = f" {kernel_name}" if kernel_name else ""
             print(f"[tilec timing]{who} {stage}: {ms:.1f} ms", file=sys.stderr, flush=True)
@@ -28,9 +35,8 @@ def timed(stage: str, kernel_name: str = ""):
 @contextmanager
 def collect():
     """Collects the stages timed inside the block into the dict it yields."""
-    global _current
-    previous, _current = _current, {}
+    previous, _collecting.current = _collecting.current, {}
     try:
-        yield _current
+        yield _collecting.current
     finally:
-        _current = previous
+        _collecting.current = previous

@@ -52,7 +52,8 @@ n = 3000
 x = np.arange(n, dtype=np.float32)
 y = np.linspace(-1, 1, n, dtype=np.float32)
 out = np.zeros(n, np.float32)
-kernels.scale_add[(tilec.cdiv(n, 256),)](x, y, out, n, 2.5, BLOCK=256)
+block = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--block=")), 256))
+kernels.scale_add[(tilec.cdiv(n, block),)](x, y, out, n, 2.5, BLOCK=block)
 np.testing.assert_allclose(out, 2.5 * x + np.exp(y), rtol=1e-5)
 print("mlir imported:", "mlir" in sys.modules and sys.modules["mlir"] is not None)
 """
@@ -157,6 +158,65 @@ def test_a_corrupted_entry_is_recompiled(workdir, tmp_path, damage):
     again = run(workdir, "run_scale_add.py", cache=cache)  # recompiles: MLIR is needed again
     assert "mlir imported: True" in again.stdout
     assert "mlir imported: False" in run(workdir, "run_scale_add.py", "--forbid-mlir", cache=cache).stdout
+
+
+def test_swapped_entries_are_recompiled(workdir, tmp_path):
+    """Two entries whose folders changed places (by hand, a backup tool): each holds the other
+    key's kernel, so neither is used, and both kernels are compiled again, right."""
+    cache = tmp_path / "cache"
+    run(workdir, "run_scale_add.py", "--block=256", cache=cache)
+    run(workdir, "run_scale_add.py", "--block=128", cache=cache)
+    first, second = entries(cache)
+    parked = first.parent / "parked"
+    first.rename(parked)
+    second.rename(first)
+    parked.rename(second)
+    for block in (256, 128):
+        again = run(workdir, "run_scale_add.py", f"--block={block}", cache=cache)  # results checked
+        assert "mlir imported: True" in again.stdout
+    for block in (256, 128):
+        hit = run(workdir, "run_scale_add.py", f"--block={block}", "--forbid-mlir", cache=cache)
+        assert "mlir imported: False" in hit.stdout
+
+
+def _rewrite_manifest(folder: Path, edit) -> None:
+    """Edits an artifact's manifest and updates its hashes, as a tool that knows the format would:
+    only the binary's own structure can tell that something is wrong."""
+    import hashlib
+
+    path = folder / "manifest.json"
+    body = json.loads(path.read_text())["body"]
+    edit(body)
+    for stage, info in body["files"].items():
+        info["sha256"] = hashlib.sha256((folder / stage).read_bytes()).hexdigest()
+    text = json.dumps(body, sort_keys=True)
+    path.write_text(json.dumps({"sha256": hashlib.sha256(text.encode()).hexdigest(), "body": body}))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "truncate-header", "other-machine", "cubin-kind"])
+def test_a_damaged_artifact_with_matching_hashes_is_refused(workdir, tmp_path, damage):
+    out = tmp_path / "artifact"
+    assert compile_artifact(workdir, out).returncode == 0
+    binary = out / "so"
+    data = bytearray(binary.read_bytes())
+    if damage == "truncate":
+        binary.write_bytes(data[: len(data) // 2])
+    elif damage == "truncate-header":
+        binary.write_bytes(data[:40])
+    elif damage == "other-machine":
+        data[18:20] = (183 if data[18] == 62 else 62).to_bytes(2, "little")
+        binary.write_bytes(bytes(data))
+    _rewrite_manifest(out, lambda body: body.update(binary="cubin") if damage == "cubin-kind" else None)
+    (workdir / "load.py").write_text(LOAD_ARTIFACT)
+    r = run(workdir, "load.py", str(out), cache="off", check=False)
+    assert r.returncode == 1, (r.returncode, r.stderr)  # an error, not a signal
+    expected = {
+        "truncate": "is truncated or corrupted",
+        "truncate-header": "is not an ELF file",
+        "other-machine": "is code for",
+        "cubin-kind": "a binary of kind 'cubin' for target cpu",
+    }[damage]
+    assert "ArtifactError" in r.stderr and expected in r.stderr, r.stderr
 
 
 def test_cache_off_and_always_compile(workdir, tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -1116,13 +1117,26 @@ def load_into(ctx: ir.Context) -> None:
     with ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(irdl_source(), ctx)
         irdl.load_dialects(module)
-    # The IRDL module must outlive the context's use of its definitions: the contexts of the last
-    # compilations keep theirs. A context is in use only while one kernel compiles (tilec-opt: one
-    # per run), and a global list of every one kept every context alive: ~2 MB per compile for good.
-    _KEEP_ALIVE.append(module)
+    _KEEP_ALIVE.modules.append(module)
 
 
-_KEEP_ALIVE: collections.deque = collections.deque(maxlen=64)
+class _IrdlModules(threading.local):
+    """The IRDL module must outlive the context's use of its definitions. A context is in use only
+    while one kernel compiles (tilec-opt: one per run), and a list of every one kept every context
+    alive (~2 MB per compile for good); the module cannot hang off its context either (the two
+    would form a cycle the garbage collector cannot see). So each thread keeps the modules of its
+    last contexts: compiles on other threads cannot push out one still in use."""
+
+    def __init__(self):
+        self.modules: collections.deque = collections.deque(maxlen=16)
+
+    def keep_all(self) -> None:
+        """From now on nothing is let go (a forked compile process: freeing what the parent made
+        crashes it)."""
+        self.modules = collections.deque(self.modules)
+
+
+_KEEP_ALIVE = _IrdlModules()
 
 
 def make_context() -> ir.Context:

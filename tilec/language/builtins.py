@@ -10,6 +10,7 @@ import builtins as _py
 import contextlib
 import functools
 import numbers
+import threading
 
 from tilec._lazy import lazy_module
 
@@ -20,7 +21,26 @@ from .semantic import SemanticError, to_tensor
 ir = lazy_module("mlir.ir")
 tile = lazy_module("tilec.dialects.tile")
 
-_active = 0  # > 0 while a kernel is being compiled
+
+class _CompileState(threading.local):
+    """What the code generator sets while one kernel compiles, per thread: kernels compile from
+    several threads at once, each with its own settings. The class attributes are every thread's
+    starting values."""
+
+    active = 0  # > 0 while a kernel is being compiled
+    # `reduce` and `associative_scan` take a user @jit combine function; the code generator
+    # provides `call_combine` so the function body is inlined into the region.
+    call_combine = None
+    call_jit = None  # (fn, args, kwargs): a @jit call made by Python itself (tilec.aggregate methods)
+    debug_enabled = False  # from @jit(debug=...) / TILEC_DEBUG
+    launch_num_warps = 4  # the launch's num_warps (tl.extra.cuda.num_warps())
+    # integer +, -, * of kernel code are checked for overflow (Triton's sanitize_overflow, in a
+    # debug build the user asked for)
+    sanitize_overflow = False
+    compile_target = None  # the target being compiled for (tl.target_info)
+
+
+state = _CompileState()
 
 
 def builtin(fn):
@@ -28,7 +48,7 @@ def builtin(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not _active:
+        if not state.active:
             raise RuntimeError(
                 f"tl.{fn.__name__} can only be called inside a @tilec.jit function "
                 "(or run the kernel with TILEC_INTERPRET=1)"
@@ -47,13 +67,12 @@ def builtin(fn):
 def in_a_pass():
     """Lets a pass build IR with tile-language functions (tile-expand-sort builds tl.sort's network
     with them): builtins callable, and no debug checks or overflow checks added to what it builds."""
-    global _active, debug_enabled, sanitize_overflow
-    saved = _active, debug_enabled, sanitize_overflow
-    _active, debug_enabled, sanitize_overflow = _active + 1, False, False
+    saved = state.active, state.debug_enabled, state.sanitize_overflow
+    state.active, state.debug_enabled, state.sanitize_overflow = state.active + 1, False, False
     try:
         yield
     finally:
-        _active, debug_enabled, sanitize_overflow = saved
+        state.active, state.debug_enabled, state.sanitize_overflow = saved
 
 
 def _const_int(v, what: str) -> int:
@@ -894,17 +913,11 @@ def cumprod(input, axis=0, reverse=False) -> tensor:
     return scan_tensors([x], axis, lambda a, b: semantic.mul(a[0], b[0]), reverse)[0]
 
 
-# `reduce` and `associative_scan` take a user @jit combine function; the code generator provides
-# `call_combine` so the function body is inlined into the region.
-call_combine = None
-call_jit = None  # (fn, args, kwargs): a @jit call made by Python itself (tilec.aggregate methods)
-
-
 def _user_combine(fn, n):
     def combine(lhs, rhs):
-        if call_combine is None:
+        if state.call_combine is None:
             raise SemanticError("combine functions can only be used inside a kernel")
-        return call_combine(fn, list(lhs) + list(rhs))
+        return state.call_combine(fn, list(lhs) + list(rhs))
 
     return combine
 
@@ -983,9 +996,9 @@ def _map_scalars(scalar_fn, inputs: list[tensor], shape, many: bool = False):
 
     def body(block_args):
         scalars = [tensor(a, x.dtype) for a, x in zip(block_args, inputs)]
-        if call_combine is None:
+        if state.call_combine is None:
             raise SemanticError("tl.map_elementwise can only be used inside a kernel")
-        out = call_combine(scalar_fn, scalars)
+        out = state.call_combine(scalar_fn, scalars)
         out = list(out) if isinstance(out, tuple | list) else [out]
         if not out or _py.any(v is None for v in out):
             raise SemanticError("the function given to tl.map_elementwise must return a value")
@@ -1193,13 +1206,6 @@ def static_print(*values, sep=" ", end="\n"):
     print(*values, sep=sep, end=end)
 
 
-debug_enabled = False  # set by the code generator from @jit(debug=...) / TILEC_DEBUG
-launch_num_warps = 4  # set by the code generator: the launch's num_warps (tl.extra.cuda.num_warps())
-# set by the code generator: integer +, -, * of kernel code are checked for overflow (Triton's
-# sanitize_overflow, in a debug build the user asked for)
-sanitize_overflow = False
-compile_target = None  # set by the code generator: the target being compiled for (tl.target_info)
-
 _ARITHMETIC = {"add": semantic.add, "sub": semantic.sub, "mul": semantic.mul}
 
 
@@ -1211,7 +1217,13 @@ def arithmetic(name: str, a, b, sanitize: bool = True) -> tensor:
     so with tl.mul(a, b, sanitize_overflow=False))."""
     result = _ARITHMETIC[name](a, b)
     t = result.dtype
-    if sanitize and sanitize_overflow and debug_enabled and t.is_int() and 1 < t.primitive_bitwidth < 64:
+    if (
+        sanitize
+        and state.sanitize_overflow
+        and state.debug_enabled
+        and t.is_int()
+        and 1 < t.primitive_bitwidth < 64
+    ):
         a, b, _ = semantic._operands(a, b)
         wide = _ARITHMETIC[name](semantic.cast(a, core.int64), semantic.cast(b, core.int64))
         bits = t.primitive_bitwidth
@@ -1343,7 +1355,7 @@ def device_assert(cond, msg=""):
     `@tilec.jit(debug=True)` or `TILEC_DEBUG=1`; the interpreter always checks). On NVIDIA GPUs a failed
     assertion stops the kernel as a device-side assert (the CUDA context is then unusable, as in Triton).
     """
-    if not debug_enabled:
+    if not state.debug_enabled:
         return
     cond = to_tensor(cond)
     if cond.dtype.is_floating():

@@ -267,7 +267,7 @@ def _has_tensor_copies() -> bool:
     # descriptor blocks alone)
     from tilec.runtime import target_of
 
-    name = builtins.compile_target
+    name = builtins.state.compile_target
     target = None if name is None else target_of(name)
     return target is not None and target.backend == "cuda" and target.arch >= 90
 

@@ -35,7 +35,7 @@ __all__ = [
 @constexpr_function
 def current_target() -> GPUTarget | None:
     """The target being compiled for (None outside a kernel's compilation)."""
-    name = _builtins.compile_target
+    name = _builtins.state.compile_target
     return None if name is None else target_of(name)
 
 

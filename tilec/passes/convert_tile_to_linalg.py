@@ -7,6 +7,7 @@ this pass, upstream bufferization and lowering take the module to LLVM.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -69,9 +70,28 @@ class ConvertTileToLinalgPass(TilePass):
             _BOOLS.clear()
 
 
-# Boolean tensors are kept as i8 on the CPU: MLIR cannot lower memrefs of i1 to LLVM (it asserts).
-# This set holds the i8 tensor values that stand for i1 tensors during one run of the pass.
-_BOOLS: set = set()
+class _BoolValues(threading.local):
+    """Boolean tensors are kept as i8 on the CPU: MLIR cannot lower memrefs of i1 to LLVM (it
+    asserts). This set holds the i8 tensor values that stand for i1 tensors during one run of the
+    pass, one set per thread (kernels compile from several threads at once)."""
+
+    def __init__(self):
+        self.values: set = set()
+
+    def add(self, value) -> None:
+        self.values.add(value)
+
+    def update(self, values) -> None:
+        self.values.update(values)
+
+    def clear(self) -> None:
+        self.values.clear()
+
+    def __contains__(self, value) -> bool:
+        return value in self.values
+
+
+_BOOLS = _BoolValues()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ lets `--print-ir-after` name any pass).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -78,16 +79,23 @@ def parse_pipeline(text: str) -> list[Step]:
     return steps
 
 
-_VALIDATION_CONTEXT: list = []  # one plain context, only for parsing pipeline text
+class _ValidationContext(threading.local):
+    """One plain context per thread, only for parsing pipeline text: checking a pipeline element
+    needs the registered passes, not the module's context, and a context made for each element
+    (about 20 per CPU compile) was kept alive, ~50 MB per compile."""
+
+    def get(self) -> ir.Context:
+        if not hasattr(self, "context"):
+            self.context = ir.Context()
+        return self.context
+
+
+_VALIDATION_CONTEXT = _ValidationContext()
 
 
 def _check_upstream(element: str) -> None:
-    # Checking a pipeline element needs the registered passes, not the module's context: a context
-    # made for each element (about 20 per CPU compile) was kept alive, ~50 MB per compile.
-    if not _VALIDATION_CONTEXT:
-        _VALIDATION_CONTEXT.append(ir.Context())
     try:
-        passmanager.PassManager.parse(f"builtin.module({element})", context=_VALIDATION_CONTEXT[0])
+        passmanager.PassManager.parse(f"builtin.module({element})", context=_VALIDATION_CONTEXT.get())
     except ValueError as e:
         detail = str(e).strip().splitlines()
         reason = next((line for line in detail if "error" in line.lower()), detail[-1] if detail else "")
@@ -120,7 +128,7 @@ def _did_you_mean(name: str) -> str:
         if guess in REGISTRY:
             return f" (did you mean '{guess}'?)"
         try:
-            passmanager.PassManager.parse(f"builtin.module({guess})", context=_VALIDATION_CONTEXT[0])
+            passmanager.PassManager.parse(f"builtin.module({guess})", context=_VALIDATION_CONTEXT.get())
         except ValueError:
             continue
         return f" (did you mean '{guess}'?)"

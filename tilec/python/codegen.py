@@ -1295,7 +1295,7 @@ def build_module(
                     scope[n] = spec[1]
             gen = CodeGenerator(jit_fn, src, scope)
             settings = {
-                "_active": tlb._active + 1,
+                "active": tlb.state.active + 1,
                 "call_combine": gen.call_combine,
                 "call_jit": gen.call_jit,
                 "debug_enabled": debug,
@@ -1303,9 +1303,9 @@ def build_module(
                 "sanitize_overflow": sanitize_overflow,
                 "compile_target": target,
             }
-            saved = {name: getattr(tlb, name) for name in settings}
+            saved = {name: getattr(tlb.state, name) for name in settings}
             for name, value in settings.items():
-                setattr(tlb, name, value)
+                setattr(tlb.state, name, value)
             try:
                 with ir.InsertionPoint(entry):
                     gen.visit_statements(_tail_returns(src.fndef.body))
@@ -1314,7 +1314,7 @@ def build_module(
                     func.ReturnOp([])
             finally:
                 for name, value in saved.items():
-                    setattr(tlb, name, value)
+                    setattr(tlb.state, name, value)
         errors = tile.verify_tile_ops(module.operation)
         if errors:
             raise CompilationError(

@@ -775,9 +775,9 @@ class BoundJITMethod:
     def __call__(self, *args, **kwargs):
         from tilec.language import builtins
 
-        if builtins.call_jit is None:
+        if builtins.state.call_jit is None:
             raise RuntimeError(f"{self.function.__name__} is a @jit method: call it from a kernel")
-        return builtins.call_jit(self.function, [self.obj, *args], kwargs)
+        return builtins.state.call_jit(self.function, [self.obj, *args], kwargs)
 
 
 class NamedStructure:

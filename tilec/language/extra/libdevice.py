@@ -1169,7 +1169,7 @@ def _integer_order(name: str, n, x) -> tensor:
     from . import _bessel_integer_order as recurrences
 
     fn = recurrences.bessel_j if name == "jn" else recurrences.bessel_y
-    r = builtins.call_jit(fn, [orders, values], {})
+    r = builtins.state.call_jit(fn, [orders, values], {})
     if not x.shape and not n.shape:  # back to a scalar: the one element, summed exactly
         r = builtins.reduce_tensors([r], 0, lambda a, b: semantic.add(a[0], b[0]))[0]
     return semantic.cast(r, x.dtype)

@@ -24,6 +24,7 @@ import os
 import platform
 import re
 import tempfile
+import threading
 
 SIGNALS = {11: "SIGSEGV", 7: "SIGBUS"}
 
@@ -163,6 +164,7 @@ fault:
 
 
 _LOADED: bool | None = None
+_LOADING = threading.Lock()  # a thread that finds the guard being built waits for it
 
 
 def ensure_loaded() -> bool:
@@ -171,7 +173,13 @@ def ensure_loaded() -> bool:
     global _LOADED
     if _LOADED is not None:
         return _LOADED
-    _LOADED = False
+    with _LOADING:
+        if _LOADED is None:
+            _LOADED = _load()
+    return _LOADED
+
+
+def _load() -> bool:
     if not supported():
         return False
     from tilec import cache
@@ -204,7 +212,6 @@ def ensure_loaded() -> bool:
             return False
     except Exception:  # noqa: BLE001 - no guard (no tools, an odd libc): kernels run unguarded
         return False
-    _LOADED = True
     return True
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import os
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from time import perf_counter as _clock
 
@@ -24,10 +25,14 @@ MIN_PROGRAMS_PER_THREAD = 4
 PARALLEL_MIN_SECONDS = 300e-6
 
 
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> ThreadPoolExecutor:
     global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tilec-cpu")
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tilec-cpu")
     return _POOL
 
 

@@ -27,13 +27,13 @@ __all__ = [
 @builtin
 def num_warps():
     """The launch's `num_warps`, a compile-time constant (the kernel is compiled per value)."""
-    return _builtins.launch_num_warps
+    return _builtins.state.launch_num_warps
 
 
 @builtin
 def num_threads():
     """Threads per program on an NVIDIA GPU: `num_warps() * 32`, a compile-time constant."""
-    return _builtins.launch_num_warps * 32
+    return _builtins.state.launch_num_warps * 32
 
 
 @builtin
