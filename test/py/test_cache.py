@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tilec
+import tilec.language as tl
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -673,3 +674,26 @@ def test_do_bench_takes_tritons_arguments():
     assert calls and set(calls) == {None}  # reset before every call
     with pytest.raises(ValueError, match="return_mode must be"):
         do_bench(fn, device="cpu", return_mode="average")
+
+
+@tilec.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@pytest.mark.parametrize("target, kind", [("sm_90a", "cubin"), ("gfx942", "hsaco"), ("cpu", "so")])
+def test_every_targets_binary_passes_the_code_object_check(target, kind, tmp_path):
+    """What the compiler writes is what the loader's check accepts; a byte short of it is refused."""
+    from tilec import cache
+
+    try:
+        kernel = tilec.compile(_copy, signature="*fp32,*fp32,i32", constexprs={"BLOCK": 64}, target=target)
+    except tilec.CompilationError as e:
+        pytest.skip(f"{target} does not compile here: {e}")
+    if kind not in kernel.asm:
+        pytest.skip(f"no {kind} here (its assembler is missing)")
+    data = kernel.asm[kind]
+    cache.check_binary(tmp_path, kind, data)
+    with pytest.raises(cache.ArtifactError, match="truncated or corrupted|not an ELF file"):
+        cache.check_binary(tmp_path, kind, data[:-1])

@@ -1128,7 +1128,7 @@ class _IrdlModules(threading.local):
     last contexts: compiles on other threads cannot push out one still in use."""
 
     def __init__(self):
-        self.modules: collections.deque = collections.deque(maxlen=16)
+        self.modules: collections.deque = collections.deque(maxlen=64)
 
     def keep_all(self) -> None:
         """From now on nothing is let go (a forked compile process: freeing what the parent made

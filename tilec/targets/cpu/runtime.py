@@ -30,9 +30,10 @@ _POOL_LOCK = threading.Lock()
 
 def _pool() -> ThreadPoolExecutor:
     global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tilec-cpu")
+    if _POOL is None:  # the lock only for the first parallel launch, not on every one
+        with _POOL_LOCK:
+            if _POOL is None:
+                _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tilec-cpu")
     return _POOL
 
 
