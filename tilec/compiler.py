@@ -477,13 +477,15 @@ def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
 def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
     from .passes.lowering_common import drop_grid_dependency_control
     from .python.interpreter import Memory, Program
-    from .targets.cpu.runtime import read_only_message
+    from .targets.cpu.runtime import MAX_GRID_YZ, grid_limit_message, read_only_message
 
     drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
     program = Program(module)
     written = set(kernel.metadata.get("written_args", ()))
 
     def launch(grid, args):
+        if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
+            raise ValueError(grid_limit_message(kernel, grid))
         memory = Memory()
         values = []
         for i, (t, v) in enumerate(zip(kernel.arg_types, args)):
@@ -520,6 +522,19 @@ def compile(
     passes 1, as Triton's AOT compiler assumes nothing of a bare `*fp32`).
     Returns a CompiledKernel whose `asm` holds every stage.
     """
+    from tilec.python.jit import _user_frame_error
+
+    try:
+        return _compile(fn, signature, constexprs, target, num_warps, num_stages, debug, enable_fp_fusion,
+                        launch_pdl, pointer_divisibility)  # fmt: skip
+    except (CompilationError, TypeError, ValueError, OverflowError) as e:
+        raise _user_frame_error(e) from None
+
+
+def _compile(
+    fn, signature, constexprs, target, num_warps, num_stages, debug, enable_fp_fusion, launch_pdl,
+    pointer_divisibility,
+):  # fmt: skip
     constexprs = dict(constexprs or {})
     for name, parameter in fn.signature.parameters.items():
         if name in fn.constexpr_names and name not in constexprs and parameter.default is not parameter.empty:

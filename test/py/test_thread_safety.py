@@ -194,3 +194,25 @@ def test_compile_errors_from_threads(no_disk_cache):
 @tilec.jit
 def _undefined_name(x_ptr):
     tl.store(x_ptr, not_defined_anywhere)  # noqa: F821
+
+
+def test_nvidia_and_amd_compiles_at_once(no_disk_cache):
+    """Compiles for both vendors interleaved on 16 threads: the GPU lowering's vendor choice (exp2,
+    division, program counts) is per compile, not shared between threads."""
+    from tilec.targets.tools import ToolError, find_lld
+
+    try:
+        find_lld()
+    except ToolError:
+        pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
+    targets = list(_CODE)
+    expected = {
+        (c.name, t): [k.asm[_CODE[t]] for k in _compile_case(c, t)] for c in FAST_CASES for t in targets
+    }
+
+    def job(case, target):
+        return lambda: ((case.name, target), [k.asm[_CODE[target]] for k in _compile_case(case, target)])
+
+    jobs = [job(c, t) for _ in range(2) for c in FAST_CASES for t in targets]
+    for key, code in _run_all(jobs):
+        assert code == expected[key], f"{key}: the code compiled next to the other vendor's differs"

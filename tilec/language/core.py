@@ -486,6 +486,11 @@ def dtype_from_ir(t: ir.Type, signed: bool = True) -> dtype:
     raise ValueError(f"no tilec dtype for {text}")
 
 
+# The most elements one tensor of a program may have, on every target (Triton's TRITON_MAX_TENSOR_NUMEL):
+# past it the GPU back ends spend minutes spilling registers, and no kernel runs well anyway.
+MAX_TENSOR_NUMEL = 1 << 20
+
+
 class tensor:
     """A value in tile code: an MLIR value plus its tilec element dtype and shape (`()` = scalar)."""
 
@@ -493,6 +498,12 @@ class tensor:
         self.handle = handle
         self.dtype = type
         self.shape = shape_tuple(shape)
+        if len(self.shape) and self.numel > MAX_TENSOR_NUMEL:
+            raise ValueError(
+                f"a tensor of shape {list(self.shape)} has {self.numel} elements, more than the "
+                f"{MAX_TENSOR_NUMEL} (2**20) one tensor may have (Triton's limit too): a program's tiles live "
+                "in registers; split the work across more programs or loop over smaller blocks"
+            )
 
     @property
     def type(self):

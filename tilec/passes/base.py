@@ -59,6 +59,21 @@ class TilePass:
     # Passes that run after the tile ops are lowered turn them off: on a GPU module of ten thousand
     # ops their walk cost more than the pass (about 100 ms of a matmul's compile).
     checks_tile_ops: ClassVar[bool] = True
+    # Integer options' allowed ranges, {field: (lowest, highest)}, besides the common rules below.
+    option_ranges: ClassVar[dict] = {}
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            rule = _COMMON_RULES.get(f.name)
+            if rule is not None and not rule[1](value):
+                raise ValueError(self._bad_option(f.name, rule[0], value))
+            bounds = self.option_ranges.get(f.name)
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ValueError(self._bad_option(f.name, f"from {bounds[0]} to {bounds[1]}", value))
+
+    def _bad_option(self, field: str, what: str, value) -> str:
+        return f"option '{field.replace('_', '-')}' of pass '{self.name}' must be {what}, got {value!r}"
 
     def run(self, module: ir.Module) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -121,3 +136,11 @@ def _convert(pass_name: str, key: str, raw: str, type_name) -> object:
     except ValueError:
         raise ValueError(f"option '{key}' of pass '{pass_name}' expects {type_name}, got '{raw}'") from None
     return raw
+
+
+# Options several passes share: what every value of theirs must be.
+_COMMON_RULES = {
+    "num_warps": ("a power of two from 1 to 32", lambda v: 1 <= v <= 32 and v & (v - 1) == 0),
+    "warp_size": ("32 or 64", lambda v: v in (32, 64)),
+    "vendor": ("nvidia or amd", lambda v: v in ("nvidia", "amd")),
+}

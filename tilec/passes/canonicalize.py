@@ -29,6 +29,7 @@ class CanonicalizePass(TilePass):
     """
 
     name: ClassVar[str] = "tile-canonicalize"
+    option_ranges: ClassVar[dict] = {"max_iterations": (1, 1000)}
     max_iterations: int = 10
 
     def run(self, module: ir.Module) -> None:

@@ -17,6 +17,7 @@ warps through shared memory; `exp` goes through `exp2` (ex2.approx on NVIDIA, v_
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -36,6 +37,9 @@ SMEM = "__tilec_smem"
 # A unit attribute on a tile-level fp32 add/sub/mul that must round on its own (libdevice add_rn, ...)
 NO_FP_FUSION = "tile.no_fp_fusion"
 REGION_ALIGN = 1024  # shared-memory regions start on 1024 bytes: the span of a swizzle pattern
+# Nested regs() calls past which a value's elementwise chain is materialized operands-first instead
+# of by recursion (Python's recursion limit is 1000 frames; each level takes three).
+_CHAIN_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class ConvertTileToGpuPass(TilePass):
     def run(self, module: ir.Module) -> None:
         if self.vendor not in _EXP2:
             raise PassError(f"unknown vendor '{self.vendor}' (expected nvidia or amd)")
-        _VENDOR[0] = self.vendor
+        _VENDOR.name = self.vendor
         kernels = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
         kernels = [k for k in kernels if "tile.kernel" in k.attributes]
         if not kernels:
@@ -158,6 +162,7 @@ class _KernelLowering:
         self.scalars: dict = {}  # old scalar value -> new value
         self.natural: dict = {}  # old tensor value -> (layout, registers)
         self.cache: dict = {}  # (old tensor value, layout) -> registers
+        self.depth = 0  # nested regs() calls
         self.anchors: dict = {}  # old value -> op before which its materializations go
         self.lazy_ops: dict = {}  # old tensor value -> defining op (lazy)
         self.bases: dict = {}  # layout params -> per-dim base values
@@ -389,7 +394,7 @@ class _KernelLowering:
         gfn.attributes["tilec.shared_bytes"] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), self.smem_bytes
         )
-        dynamic = _VENDOR[0] == "nvidia"
+        dynamic = _VENDOR.name == "nvidia"
         size = 0 if dynamic else self.smem_bytes
         body = self.gmod.regions[0].blocks[0]
         for op in body.operations:
@@ -552,6 +557,38 @@ class _KernelLowering:
         found = self.cache.get(key)
         if found is not None:
             return found
+        self.depth += 1
+        try:
+            if self.depth > _CHAIN_DEPTH and v in self.lazy_ops:
+                self._materialize_chain(v, layout)
+                found = self.cache.get(key)
+                if found is not None:
+                    return found
+            return self._regs(v, layout, key)
+        finally:
+            self.depth -= 1
+
+    def _materialize_chain(self, v: ir.Value, layout) -> None:
+        """Materializes the elementwise ops `v` depends on in `layout`, operands first, one at a time:
+        a chain of thousands (an unrolled accumulation) would otherwise recurse once per op."""
+        shape = tile.shape_of(v.type)
+        order, stack, seen = [], [(v, False)], set()
+        while stack:
+            x, operands_done = stack.pop()
+            if operands_done:
+                order.append(x)
+                continue
+            if x in seen or (x, layout) in self.cache or x not in self.lazy_ops:
+                continue
+            seen.add(x)
+            stack.append((x, True))
+            op = self.lazy_ops[x]
+            if op.name.startswith(("arith.", "math.")):
+                stack.extend((o, False) for o in op.operands if tile.shape_of(o.type) == shape)
+        for x in order[:-1]:  # `v` itself is left to the caller
+            self.regs(x, layout)
+
+    def _regs(self, v: ir.Value, layout, key) -> list[ir.Value]:
         anchor = self.anchors.get(v)
         point = ir.InsertionPoint(anchor) if anchor is not None else ir.InsertionPoint.current
         with point:
@@ -923,17 +960,26 @@ def _c(t, v):
 # The hardware's approximate f32 exp2, by vendor (exp, exp2 and erf's tail use it; log, sin and cos
 # are computed to an ulp instead, see _logarithm and _sine).
 _EXP2 = {"nvidia": "llvm.nvvm.ex2.approx.f32", "amd": "llvm.amdgcn.exp2.f32"}
-_VENDOR = ["nvidia"]  # set per run by the pass option
+
+
+class _Vendor(threading.local):
+    """The vendor the pass runs for (its option), per thread: compiles for NVIDIA and AMD may run at
+    once in different threads."""
+
+    name = "nvidia"
+
+
+_VENDOR = _Vendor()
 
 
 def _approx_exp2(x: ir.Value) -> ir.Value:
-    return llvm.CallIntrinsicOp(x.type, ir.StringAttr.get(_EXP2[_VENDOR[0]]), [x], [], []).results[0]
+    return llvm.CallIntrinsicOp(x.type, ir.StringAttr.get(_EXP2[_VENDOR.name]), [x], [], []).results[0]
 
 
 def _fast_divide(a: ir.Value, b: ir.Value) -> ir.Value:
     """f32 `/` to about 2 ulp, as Triton's: div.full.f32 on NVIDIA, a * rcp(b) on AMD."""
     f32 = a.type
-    if _VENDOR[0] == "nvidia":
+    if _VENDOR.name == "nvidia":
         return llvm.CallIntrinsicOp(f32, ir.StringAttr.get("llvm.nvvm.div.full"), [a, b], [], []).results[0]
     rcp = llvm.CallIntrinsicOp(f32, ir.StringAttr.get("llvm.amdgcn.rcp.f32"), [b], [], []).results[0]
     return arith.mulf(a, rcp)
@@ -1204,7 +1250,7 @@ _MATH = {
 def _program_id(self: _KernelLowering, op):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][axis]
-    if op.name == "tile.num_programs" and _VENDOR[0] == "amd":
+    if op.name == "tile.num_programs" and _VENDOR.name == "amd":
         # ROCDL lowers gpu.grid_dim to __ockl_get_num_groups (a device library we do not have); read
         # the HSA dispatch packet instead: grid_size_{x,y,z} are u32 at bytes 12, 16, 20, in threads.
         packet = llvm.CallIntrinsicOp(
@@ -1935,7 +1981,7 @@ def _dot(self: _KernelLowering, op):
 def _print(self: _KernelLowering, op):
     """tl.device_print on NVIDIA: one `gpu.printf` (vprintf) line per element, by the one thread that
     owns it: `pid (x, y, z) idx (i, j) <prefix><value>`, as the CPU target and the interpreter print."""
-    if _VENDOR[0] != "nvidia":
+    if _VENDOR.name != "nvidia":
         raise PassError("tl.device_print is not supported by the AMD lowering (it needs ROCm's hostcall)", op)
     prefix = ir.StringAttr(op.attributes["prefix"]).value.replace("%", "%%")
     as_hex = "hex" in op.attributes and ir.BoolAttr(op.attributes["hex"]).value
@@ -1970,7 +2016,7 @@ def _print(self: _KernelLowering, op):
 def _assert(self: _KernelLowering, op):
     """tl.device_assert on NVIDIA: `cf.assert` per element, which becomes __assertfail (the kernel stops
     with a device-side assertion, as in Triton); the message carries the kernel's source location."""
-    if _VENDOR[0] != "nvidia":
+    if _VENDOR.name != "nvidia":
         raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
     from mlir.dialects import cf
 
@@ -2017,7 +2063,7 @@ def _lower_combiner_asserts(gfn) -> None:
     from mlir.dialects import cf
 
     for op in ops_named(gfn.operation, "tile.assert"):
-        if _VENDOR[0] != "nvidia":
+        if _VENDOR.name != "nvidia":
             raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
         with op.location, ir.InsertionPoint(op):
             cf.AssertOp(_truthy(op.operands[0]), _assert_message(op))
@@ -2133,7 +2179,7 @@ def _inline_asm(self: _KernelLowering, op):
     pack = ir.IntegerAttr(op.attributes["pack"]).value
     text = ir.StringAttr(op.attributes["asm"]).value
     constraints = ir.StringAttr(op.attributes["constraints"]).value
-    if _VENDOR[0] == "nvidia":
+    if _VENDOR.name == "nvidia":
         _check_ptx_constraints(op, constraints)
     layout, arg_regs, count = _per_element(self, args, results)
     elems = [_scalar_type(tile.element_of(r.type)) for r in results]

@@ -33,6 +33,7 @@ class CpuVectorizeDotsPass(TilePass):
     """
 
     name: ClassVar[str] = "tile-cpu-vectorize-dots"
+    option_ranges: ClassVar[dict] = {"rows": (1, 64), "cols": (1, 256), "depth": (1, 1024)}
     rows: int = 4  # the CPU target picks them for the host (cpu.compiler.dot_block)
     cols: int = 16
     depth: int = 32

@@ -9,6 +9,7 @@ lets `--print-ir-after` name any pass).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,7 +94,46 @@ class _ValidationContext(threading.local):
 _VALIDATION_CONTEXT = _ValidationContext()
 
 
+# Options of upstream passes that the LLVM build (with assertions) aborts on instead of reporting,
+# checked before the pass runs: pass name -> option -> (what it must be, check).
+def _o_level(v: str) -> bool:
+    return v in ("0", "1", "2", "3")
+
+
+def _nvidia_chip(v: str) -> bool:
+    return re.fullmatch(r"sm_[1-9][0-9]{1,2}[af]?", v) is not None
+
+
+def _amd_chip(v: str) -> bool:
+    return re.fullmatch(r"gfx[0-9]{2,3}[0-9a-f]", v) is not None
+
+
+_UPSTREAM_OPTION_CHECKS = {
+    "nvvm-attach-target": {
+        "O": ("0, 1, 2 or 3", _o_level),
+        "chip": ("an NVIDIA arch such as sm_90a", _nvidia_chip),
+    },
+    "rocdl-attach-target": {
+        "O": ("0, 1, 2 or 3", _o_level),
+        "chip": ("an AMD arch such as gfx942", _amd_chip),
+        "abi": ("an ABI version such as 500", lambda v: v.isdigit() and 400 <= int(v) <= 600),
+    },
+}
+
+
+def _check_upstream_options(name: str, element: str) -> None:
+    checks = _UPSTREAM_OPTION_CHECKS.get(name)
+    if not checks or "{" not in element:
+        return
+    for item in element[element.index("{") + 1 : element.rindex("}")].split():
+        key, _, value = item.partition("=")
+        check = checks.get(key)
+        if check is not None and not check[1](value.strip("'\"")):
+            raise PipelineError(f"option '{key}' of pass '{name}' must be {check[0]}, got '{value}'")
+
+
 def _check_upstream(element: str) -> None:
+    _check_upstream_options(element.split("{", 1)[0].strip(), element)
     try:
         passmanager.PassManager.parse(f"builtin.module({element})", context=_VALIDATION_CONTEXT.get())
     except ValueError as e:

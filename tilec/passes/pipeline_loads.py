@@ -44,6 +44,7 @@ class PipelineLoadsPass(TilePass):
     """Prefetch the next iteration's tile.load results through loop-carried values (scf.for)."""
 
     name: ClassVar[str] = "tile-pipeline-loads"
+    option_ranges: ClassVar[dict] = {"depth": (1, 64), "wgmma_depth": (0, 64)}
     depth: int = 1  # iterations ahead
     wgmma_depth: int = 0  # iterations ahead for warpgroup-MMA operands (0: as `depth`)
     num_warps: int = 4  # what the warpgroup-MMA lowering will have

@@ -13,6 +13,7 @@ import ast
 import builtins as _py
 import functools
 import inspect
+import itertools
 import numbers
 import os
 
@@ -34,6 +35,31 @@ MAX_INLINE_DEPTH = 32
 
 class _Unsupported(Exception):
     pass
+
+
+# What Python raises while evaluating a kernel's code at compile time (a constexpr divided by zero,
+# an index past a tuple's end, a name or method that does not exist): the user's mistake, reported at
+# the user's line.
+_USER_ERRORS = (
+    SemanticError,
+    _Unsupported,
+    TypeError,
+    ValueError,
+    NameError,
+    AttributeError,
+    ArithmeticError,
+    LookupError,
+    RecursionError,
+)
+
+
+def _reason(e: BaseException) -> str:
+    text = str(e)
+    if isinstance(e, ZeroDivisionError):
+        return f"division by zero in a compile-time value ({text})"
+    if isinstance(e, LookupError | ArithmeticError) and not isinstance(e, SemanticError):
+        return f"{type(e).__name__}: {text}"
+    return text
 
 
 def _is_tensor(v) -> bool:
@@ -122,8 +148,24 @@ def assigned_names(stmts) -> list[str]:
     return names
 
 
+# Compile time must stay proportional to the kernel: unrolled loops (tl.static_range, loops over
+# compile-time sequences) and inlined helpers may expand a kernel to this many Python expressions and
+# statements (a large attention kernel is a few thousand; this many take about half a minute to
+# compile), and one unrolled loop may run this many iterations.
+MAX_EXPANDED_NODES = 1 << 18
+MAX_UNROLLED_ITERATIONS = 1 << 16
+
+
+class _Expansion:
+    """How far one kernel's compile has expanded, shared by the kernel's generator and its helpers'."""
+
+    def __init__(self):
+        self.nodes = 0
+        self.unrolling: list[tuple[str, int]] = []  # (file, line) of the unrolled loops around
+
+
 class CodeGenerator(ast.NodeVisitor):
-    def __init__(self, jit_fn, source: SourceInfo, scope: dict, depth: int = 0):
+    def __init__(self, jit_fn, source: SourceInfo, scope: dict, depth: int = 0, expansion=None):
         self.jit_fn = jit_fn
         self.src = source
         self.filename = source.filename
@@ -138,6 +180,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.in_dynamic_flow = 0
         self.in_loop = 0  # run-time loops around the current statement (a return cannot leave them)
         self._node_stack: list[ast.AST] = []
+        self.expansion = expansion or _Expansion()
 
     # -- locations and errors ---------------------------------------------------------------------
     def location(self, node) -> ir.Location:
@@ -153,15 +196,47 @@ class CodeGenerator(ast.NodeVisitor):
     def visit(self, node):
         if node is None:
             return None
+        expansion = self.expansion
+        expansion.nodes += 1
+        if expansion.nodes > MAX_EXPANDED_NODES:
+            self._too_large(node)
         with self.location(node):
             try:
                 return super().visit(node)
             except CompilationError:
                 raise
-            except (SemanticError, _Unsupported, TypeError, ValueError, NameError, AttributeError) as e:
-                if os.environ.get("TILEC_DEBUG") and not isinstance(e, SemanticError | _Unsupported):
-                    raise
-                raise self.error(node, str(e)) from (e if os.environ.get("TILEC_DEBUG") else None)
+            except _USER_ERRORS as e:
+                # TILEC_DEBUG=1 keeps the Python error (and tilec's frames) as the cause, for tilec's
+                # developers; the user's file and line are in the message either way.
+                raise self.error(node, _reason(e)) from (e if os.environ.get("TILEC_DEBUG") else None)
+
+    def _too_large(self, node):
+        where = ""
+        if self.expansion.unrolling:
+            filename, line = self.expansion.unrolling[0]
+            where = f" (the unrolled loop at {filename}:{line})"
+        self.expansion.nodes = -(1 << 62)  # one error, not one per enclosing node
+        raise self.error(
+            node,
+            f"the kernel expands to more than {MAX_EXPANDED_NODES} expressions and statements once its "
+            f"compile-time loops are unrolled and its helpers inlined{where}: compiling it would take "
+            "minutes; use tl.range (a loop at run time) for long loops",
+        )
+
+    def unrolled(self, node, items, body) -> None:
+        """Runs `body(item)` for each item of a loop unrolled at compile time, within the limits."""
+        count = len(items)
+        if count > MAX_UNROLLED_ITERATIONS:
+            raise _Unsupported(
+                f"this loop unrolls {count} iterations at compile time, more than the {MAX_UNROLLED_ITERATIONS} "
+                "tilec unrolls (compiling it would take minutes): use tl.range for a loop at run time"
+            )
+        self.expansion.unrolling.append((self.filename, getattr(node, "lineno", self.src.fndef.lineno)))
+        try:
+            for item in items:
+                body(item)
+        finally:
+            self.expansion.unrolling.pop()
 
     def generic_visit(self, node):
         raise _Unsupported(f"unsupported Python construct in a kernel: {type(node).__name__}")
@@ -411,9 +486,11 @@ class CodeGenerator(ast.NodeVisitor):
         callee = self.visit(iterator.func) if isinstance(iterator, ast.Call) else None
         if callee not in (_py.range, tl.range, tl.static_range):
             # over a compile-time sequence (a tuple, zip(...), enumerate(...)): unrolled
-            for item in self._compile_time_items(iterator, "kernel loops"):
-                self.assign(node.target, item)
-                self.visit_statements(node.body)
+            self.unrolled(
+                node,
+                self._compile_time_items(iterator, "kernel loops"),
+                lambda item: self._unrolled_body(node, item),
+            )
             return
         args = [self.visit(a) for a in iterator.args]
         kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
@@ -423,13 +500,15 @@ class CodeGenerator(ast.NodeVisitor):
                 raise _Unsupported("tl.static_range bounds must be compile-time constants")
             if step == 0:
                 raise _Unsupported("tl.static_range's step must not be zero")
-            for i in _py.range(lb, ub, step):
-                self.assign(node.target, i)
-                self.visit_statements(node.body)
+            self.unrolled(node, _py.range(lb, ub, step), lambda i: self._unrolled_body(node, i))
             return
         if not isinstance(node.target, ast.Name):
             raise _Unsupported("the loop variable must be a single name")
         self.dynamic_for(node, lb, ub, step)
+
+    def _unrolled_body(self, node, item) -> None:
+        self.assign(node.target, item)
+        self.visit_statements(node.body)
 
     def _compile_time_items(self, node, what: str) -> list:
         """The items of a compile-time iterable (a tuple, a list, zip/enumerate of them, a range of
@@ -440,7 +519,13 @@ class CodeGenerator(ast.NodeVisitor):
                 f"{what} must iterate over range(...), tl.range(...), tl.static_range(...) or a "
                 f"compile-time sequence such as a tuple, not {type(iterable).__name__}"
             )
-        return list(iterable)
+        items = list(itertools.islice(iterable, MAX_UNROLLED_ITERATIONS + 1))  # not all of range(10**12)
+        if len(items) > MAX_UNROLLED_ITERATIONS:
+            raise _Unsupported(
+                f"{what} over more than {MAX_UNROLLED_ITERATIONS} items are unrolled at compile time past "
+                "tilec's limit (compiling them would take minutes): use tl.range for a loop at run time"
+            )
+        return items
 
     def _comprehension(self, node, element):
         """The elements of a list comprehension or generator expression over compile-time sequences,
@@ -1006,7 +1091,7 @@ class CodeGenerator(ast.NodeVisitor):
         # decided by the values passed, so a tensor may arrive under one (Triton's attention tutorial
         # passes offs_m that way).
         scope.update(bound.arguments)
-        callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1)
+        callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1, self.expansion)
         callee.visit_statements(_tail_returns(callee.src.fndef.body))
         return callee.return_value
 

@@ -19,12 +19,24 @@ class CompilationError(Exception):
         if source.strip():
             text += f"\n    {source}\n    {' ' * max(col - 1, 0)}^"
         self.call_sites: list[tuple[str, int, int, str]] = []
+        self._repeats = 0
         super().__init__(text)
 
     def add_call_site(self, filename: str, lineno: int, col: int, callee: str) -> None:
         """Notes where the @jit function the error is in was called from (outermost last)."""
-        self.call_sites.append((filename, lineno, col, callee))
-        self.args = (f"{self.args[0]}\n  in {callee}(), called from {filename}:{lineno}:{col}",)
+        site = (filename, lineno, col, callee)
+        repeated = bool(self.call_sites) and self.call_sites[-1] == site
+        self.call_sites.append(site)
+        if not repeated:
+            self.args = (f"{self.args[0]}\n  in {callee}(), called from {filename}:{lineno}:{col}",)
+            self._repeats = 1
+            return
+        # a recursive helper: one line for the run of identical call sites, with its count
+        self._repeats += 1
+        head, _, _ = self.args[0].rpartition("\n")
+        self.args = (
+            f"{head}\n  in {callee}(), called from {filename}:{lineno}:{col} ({self._repeats} times)",
+        )
 
 
 class InterpreterError(Exception):

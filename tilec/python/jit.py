@@ -203,8 +203,11 @@ class JITFunction:
                 key.append((name, "const", repr(value)))
                 continue
             if name in self.constexpr_names or value is None or isinstance(value, core.dtype):
-                if isinstance(value, core.tensor):
-                    raise TypeError(f"{src.filename}:{src.fndef.lineno}: '{name}' is a tl.constexpr")
+                if isinstance(value, core.tensor) or _is_array(value):
+                    raise TypeError(
+                        f"{src.filename}:{src.fndef.lineno}: '{name}' is a tl.constexpr, a compile-time "
+                        f"value, but an array ({type(value).__name__}) was passed for it"
+                    )
                 specs[name] = ("const", value)
                 key.append((name, "const", repr(value)))
                 continue
@@ -273,7 +276,12 @@ class JITFunction:
                     values = [self._argument(args, kwargs, i) for i in positions]
                 grid_dims = _plain_grid(grid)
                 if grid_dims is None:
-                    grid_dims = _resolve_grid(grid, None if not callable(grid) else self._bind(args, kwargs))
+                    try:
+                        grid_dims = _resolve_grid(
+                            grid, None if not callable(grid) else self._bind(args, kwargs)
+                        )
+                    except (TypeError, ValueError) as e:
+                        raise _user_frame_error(e) from None
                 if observer is not None:
                     _observe(observer, self, kernel, values)
                 try:
@@ -807,6 +815,18 @@ def _compile_time_only(value) -> bool:
     return value is None or isinstance(value, core.dtype | JITFunction | str)
 
 
+def _is_array(value) -> bool:
+    """A host or device array (NumPy, torch, CuPy, anything with an array interface)."""
+    if isinstance(value, np.generic):
+        return False
+    return (
+        isinstance(value, np.ndarray)
+        or hasattr(value, "__cuda_array_interface__")
+        or hasattr(value, "__array_interface__")
+        or (type(value).__module__.startswith("torch") and hasattr(value, "data_ptr"))
+    )
+
+
 def _specialize_value(name, value, no_spec, src):
     if isinstance(value, bool):
         return ("arg", core.int1, {})
@@ -823,7 +843,10 @@ def _specialize_value(name, value, no_spec, src):
         return ("arg", t, attrs)
     if isinstance(value, numbers.Real):
         return ("arg", core.float32, {})
-    info = arrays.describe(value)
+    try:
+        info = arrays.describe(value)
+    except TypeError as e:  # an array of a dtype kernels cannot take
+        raise TypeError(f"{src.filename}:{src.fndef.lineno}: argument '{name}': {e}") from None
     if info is None:
         raise TypeError(
             f"{src.filename}:{src.fndef.lineno}: argument '{name}' has unsupported type "

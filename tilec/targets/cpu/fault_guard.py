@@ -23,8 +23,9 @@ import hashlib
 import os
 import platform
 import re
-import tempfile
 import threading
+
+from . import shared_objects
 
 SIGNALS = {11: "SIGSEGV", 7: "SIGBUS"}
 
@@ -188,31 +189,40 @@ def _load() -> bool:
     folder = cache.root()
     path = folder / f"fault-guard-{digest}-{cache.host_fingerprint()}.so" if folder is not None else None
     try:
-        temporary = None
-        if path is None or not path.exists():
+        library = None
+        if path is not None and path.exists():
+            try:
+                library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+            except OSError:  # a damaged copy: built again below
+                library = None
+        if library is None:
             from .compiler import codegen
 
             image = codegen(GUARD_IR)
-            if path is None:  # no disk cache: a private copy, unlinked once loaded
-                fd, temporary = tempfile.mkstemp(prefix="tilec-guard-", suffix=".so")
-                os.close(fd)
-                path = temporary
-            else:
-                folder.mkdir(parents=True, exist_ok=True)
-            partial = f"{path}.{os.getpid()}.tmp"
-            with open(partial, "wb") as f:
-                f.write(image)
-            os.replace(partial, path)
-        try:
-            library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-        finally:
-            if temporary is not None:
-                os.unlink(temporary)
+            if path is not None:
+                _store(path, image)
+            # a private copy: the cache folder may be read-only, or its disk full
+            library = shared_objects.load(image, ctypes.RTLD_GLOBAL, prefix="tilec-guard-")
         if library.tilec_guard_install() != 0:
             return False
     except Exception:  # noqa: BLE001 - no guard (no tools, an odd libc): kernels run unguarded
         return False
     return True
+
+
+def _store(path, image: bytes) -> None:
+    """Keeps the guard library in the cache for the next processes, where the folder can be written."""
+    partial = f"{path}.{os.getpid()}.tmp"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "wb") as f:
+            f.write(image)
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
 
 
 def fault_message(kernel_name: str, signal: int, address: int) -> str:

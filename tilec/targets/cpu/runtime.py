@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from time import perf_counter as _clock
@@ -14,7 +13,7 @@ import numpy as np
 
 from tilec.python import arrays
 
-from . import fault_guard
+from . import fault_guard, shared_objects
 
 _POOL: ThreadPoolExecutor | None = None
 MIN_PROGRAMS_PER_THREAD = 4
@@ -23,6 +22,10 @@ MIN_PROGRAMS_PER_THREAD = 4
 # A launch whose programs, by the last launch's timing, take less than this in all runs on the
 # calling thread alone.
 PARALLEL_MIN_SECONDS = 300e-6
+# A launch runs its programs in calls of about this long each: Python sees a Ctrl-C between them.
+CHUNK_SECONDS = 0.05
+# Programs along grid axes 1 and 2, as on CUDA and HIP.
+MAX_GRID_YZ = 65535
 
 
 _POOL_LOCK = threading.Lock()
@@ -71,17 +74,11 @@ def _load_support_libraries() -> None:
 
 
 def load_library(image: bytes, path: str | None = None) -> ctypes.CDLL:
-    """Loads a kernel library from `path`, or from a private temporary copy of `image`."""
+    """Loads a kernel library from `path`, or from `image` (shared_objects.py: a private copy)."""
     _load_support_libraries()
     if path is not None:
         return ctypes.CDLL(path)
-    fd, tmp = tempfile.mkstemp(prefix="tilec-", suffix=".so")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(image)
-        return ctypes.CDLL(tmp)
-    finally:
-        os.unlink(tmp)  # the loaded mapping stays valid
+    return shared_objects.load(image)
 
 
 def _print_callbacks(records: list[str]) -> dict:
@@ -128,6 +125,14 @@ def read_only_message(kernel, index: int) -> str:
         f"{kernel.name}: argument '{name}' is a read-only array (a broadcast view, a buffer of bytes, a "
         f"read-only memory map...), but the kernel stores through '{name}': pass a writable array "
         "(np.array(x) copies it)"
+    )
+
+
+def grid_limit_message(kernel, grid) -> str:
+    return (
+        f"{kernel.name}: grid {tuple(grid)}: a grid may have at most {MAX_GRID_YZ} programs along axes 1 "
+        "and 2 (the GPU targets' limit, kept on the CPU and the interpreter so that a launch that runs "
+        "there runs on a GPU)"
     )
 
 
@@ -181,6 +186,30 @@ class Launcher:
             block[2 + 2 * j], block[3 + 2 * j] = arrays.byte_span(arrays.host_view(args[i]))
         return block
 
+    def _run_programs(self, values, begin, end, tail, status, stop) -> tuple[int, float]:
+        """Runs programs [begin, end) in chunks of about CHUNK_SECONDS each, so that Ctrl-C (handled
+        between chunks) interrupts a long launch; stops early once a program failed an assertion or
+        faulted, or when `stop[0]` is set (another thread's share was interrupted). Returns the
+        programs run and the seconds they took."""
+        size = (
+            1
+            if self.program_seconds is None
+            else max(1, int(CHUNK_SECONDS / max(self.program_seconds, 1e-9)))
+        )
+        lo, seconds = begin, 0.0
+        while lo < end:
+            hi = min(end, lo + size)
+            start = _clock()
+            self.fn(*values, lo, hi, *tail)
+            elapsed = _clock() - start
+            seconds += elapsed
+            lo = hi
+            if status[0] or (stop is not None and stop[0]):
+                break
+            if elapsed < CHUNK_SECONDS / 2:
+                size *= 2
+        return lo - begin, seconds
+
     def __call__(self, grid, args):
         values = list(args)
         for i in self.pointers:
@@ -196,6 +225,8 @@ class Launcher:
                 raise TypeError(f"{self.kernel.name}: expected a host array, got {type(v).__name__}")
             values[i] = info.address
         gx, gy, gz = grid
+        if gy > MAX_GRID_YZ or gz > MAX_GRID_YZ:
+            raise ValueError(grid_limit_message(self.kernel, grid))
         total = gx * gy * gz
         if total == 0:
             return
@@ -205,20 +236,30 @@ class Launcher:
         if self.program_seconds is not None and self.program_seconds * total < PARALLEL_MIN_SECONDS:
             workers = 1
         if workers == 1:
-            start = _clock()
-            self.fn(*values, 0, total, *tail)
-            self.program_seconds = (_clock() - start) / total
+            ran, seconds = self._run_programs(values, 0, total, tail, status, None)
         else:
             bounds = [total * w // workers for w in range(workers + 1)]
+            stop = [False]
             # the pool runs the other shares while this thread runs the first (ctypes releases the GIL)
             futures = [
-                _pool().submit(self.fn, *values, lo, hi, *tail) for lo, hi in zip(bounds[1:-1], bounds[2:])
+                _pool().submit(self._run_programs, values, lo, hi, tail, status, stop)
+                for lo, hi in zip(bounds[1:-1], bounds[2:])
             ]
-            start = _clock()
-            self.fn(*values, 0, bounds[1], *tail)
-            self.program_seconds = (_clock() - start) / bounds[1]
-            for f in futures:
-                f.result()
+            try:
+                ran, seconds = self._run_programs(values, 0, bounds[1], tail, status, stop)
+                for f in futures:
+                    f.result()
+            except BaseException:  # Ctrl-C: the other threads stop after the chunk they are running
+                stop[0] = True
+                for f in futures:
+                    while not f.done():
+                        try:
+                            f.result()
+                        except BaseException:  # noqa: BLE001, S110 - a second Ctrl-C while they stop
+                            pass
+                raise
+        if ran:
+            self.program_seconds = seconds / ran
         if status[0]:  # the first failed device assertion's number (an int32 in the low half)
             from tilec.python.errors import InterpreterError
 
