@@ -22,14 +22,14 @@ HOST_EXP2 = "llvm.exp2.f32"
 @pytest.fixture(scope="module")
 def lowered():
     """name -> a Python callable running that lowering on one f32."""
-    saved = gpu._VENDOR[0]
+    saved = gpu._VENDOR.name
     gpu._EXP2["host"] = HOST_EXP2
-    gpu._VENDOR[0] = "host"
+    gpu._VENDOR.name = "host"
     try:
         yield {name: _compile(name, lower) for name, lower in
                (("log", gpu._log), ("log2", gpu._log2), ("sin", gpu._sin), ("cos", gpu._cos), ("erf", gpu._erf))}  # fmt: skip
     finally:
-        gpu._VENDOR[0] = saved
+        gpu._VENDOR.name = saved
         del gpu._EXP2["host"]
 
 

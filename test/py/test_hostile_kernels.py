@@ -569,3 +569,20 @@ def test_hostile_kernel(case, mode, monkeypatch):
 
 def test_the_file_has_at_least_fifty_hostile_cases():
     assert len(CASES) >= 50
+
+
+@tilec.jit
+def dot_staged_past_shared_memory(a_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = tl.load(a_ptr + offs[:, None] * N + offs[None, :])
+    tl.store(out_ptr + offs[:, None] * N + offs[None, :], tl.dot(a, a, input_precision="ieee"))
+
+
+@pytest.mark.parametrize("target", sorted(COMPILE_ONLY))
+def test_a_kernel_past_the_shared_memory_limit_is_refused_when_compiled(target):
+    """A 256 x 256 fp32 dot without matrix instructions stages its operands in shared memory (LDS):
+    more than a program may have, refused at the kernel's definition (AMD's back end would end the
+    process on it; a launch would fail later)."""
+    a = np.zeros((256, 256), np.float32)
+    with pytest.raises(tilec.CompilationError, match=r"needs \d+ bytes of (shared memory|LDS).* per program, more"):
+        dot_staged_past_shared_memory.warmup(a, a, N=256, grid=(1,), target=target)

@@ -18,7 +18,7 @@ from mlir import ir, passmanager
 
 from tilec.dialects import tile
 
-from . import REGISTRY
+from . import REGISTRY, upstream_preconditions
 from .base import PassError, TilePass
 
 
@@ -225,6 +225,9 @@ def run_pipeline(
             if problems:
                 raise StepFailed(step, problems)
         else:
+            unsafe = upstream_preconditions.check(step.text, module)
+            if unsafe:
+                raise StepFailed(step, unsafe)
             pm = passmanager.PassManager.parse(f"builtin.module({step.text})", context=module.context)
             with diagnostics.collected(module.context) as found:
                 try:

@@ -41,3 +41,25 @@ def shared_bytes(module: ir.Module) -> int:
 
     module.operation.walk(visit)
     return found[0]
+
+
+def check_shared_memory(kernel_name: str, module: ir.Module, limit: int, memory: str, arch: str) -> int:
+    """The shared memory (LDS) the kernel needs per program; a kernel needing more than `limit` stops
+    here with an error at its definition, before the back end (AMD's ends the process on it) or the
+    launch."""
+    from tilec import diagnostics
+    from tilec.passes.base import ops_named
+    from tilec.python.errors import CompilationError
+
+    nbytes = shared_bytes(module)
+    if nbytes > limit:
+        where = diagnostics.at_op(next(iter(ops_named(module.operation, "gpu.func")), None), "")
+        raise CompilationError(
+            where.file or kernel_name,
+            where.line or 0,
+            where.col or 0,
+            f"the kernel needs {nbytes} bytes of {memory} per program, more than the {limit} a program "
+            f"may have on {arch}: use smaller blocks (a tl.dot that takes no matrix instruction, a "
+            "reduction or a layout conversion of a large tile stages it there)",
+        )
+    return nbytes

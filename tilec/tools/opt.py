@@ -94,6 +94,60 @@ def print_module(module, args) -> str:
     )
 
 
+# Text MLIR's parser asserts on (the LLVM build has assertions on) instead of reporting: found first.
+_INDEX_ARRAY = re.compile(r"(?<![\w.!])array<\s*index\s*[:>]")
+
+
+# A generic op whose name is a dialect's namespace alone ("gpu", "tile."): LLVM_ERROR "created with
+# unregistered dialect" where the dialect is loaded.
+_GENERIC_OP = re.compile(r'^[ \t]*(?:%[^=\n]*=[ \t]*)?"([^"\n]*)"[ \t]*\(', re.MULTILINE)
+
+
+def _blank_comments(text: str) -> str:
+    """`text` with each `// ...` comment (outside a string) turned to spaces: positions stay."""
+    out = []
+    for line in text.split("\n"):
+        in_string, i = False, 0
+        while i < len(line):
+            c = line[i]
+            if c == "\\" and in_string:
+                i += 2
+                continue
+            if c == '"':
+                in_string = not in_string
+            elif c == "/" and not in_string and line.startswith("//", i):
+                line = line[:i] + " " * (len(line) - i)
+                break
+            i += 1
+        out.append(line)
+    return "\n".join(out)
+
+
+def unparsable(text: str, name: str) -> list:
+    from tilec import diagnostics
+
+    text = _blank_comments(text)
+
+    def at(position: int, message: str) -> list:
+        line = text.count("\n", 0, position) + 1
+        col = position - (text.rfind("\n", 0, position) + 1) + 1
+        return [diagnostics.Diagnostic("error", message, name, line, col)]
+
+    m = _INDEX_ARRAY.search(text)
+    if m is not None:
+        return at(
+            m.start(), "a dense array's elements must be integers or floats: array<index: ...> is not valid"
+        )
+    for m in _GENERIC_OP.finditer(text):
+        dialect, dot, op_name = m.group(1).partition(".")
+        if not dot or not dialect or not op_name:
+            return at(
+                m.start(1) - 1,
+                f"'{m.group(1)}' is not an operation name: it needs a dialect and a name ('gpu.barrier')",
+            )
+    return []
+
+
 def process_chunk(chunk: Chunk, steps, args, name: str, err) -> tuple[str | None, list]:
     """Returns (printed IR or None, diagnostics)."""
     from mlir import ir
@@ -104,6 +158,9 @@ def process_chunk(chunk: Chunk, steps, args, name: str, err) -> tuple[str | None
 
     ctx = tile.make_context()
     padded = "\n" * chunk.first_line + chunk.text  # keeps line numbers those of the whole file
+    refused = unparsable(padded, name)
+    if refused:
+        return None, refused
     with ctx, ir.Location.unknown(ctx):
         with diagnostics.collected(ctx) as found:
             try:

@@ -20,7 +20,7 @@ import re
 from mlir import ir
 
 from tilec.targets import wavefront_size
-from tilec.targets.stages import run_stage, shared_bytes
+from tilec.targets.stages import check_shared_memory, run_stage
 from tilec.targets.tools import ToolError, find_lld, run_tool
 from tilec.timing import timed
 
@@ -138,24 +138,10 @@ def lds_limit(arch: str) -> int:
 
 
 def _check_lds(kernel, arch: str, module: ir.Module) -> None:
-    """A kernel needing more LDS than a workgroup has stops here with an error at its definition:
-    LLVM's AMDGPU back end reports it as a fatal error, which ends the Python process."""
-    from tilec import diagnostics
-    from tilec.passes.base import ops_named
-    from tilec.python.errors import CompilationError
-
-    nbytes = shared_bytes(module)
-    if nbytes > lds_limit(arch):
-        where = diagnostics.at_op(next(iter(ops_named(module.operation, "gpu.func")), None), "")
-        raise CompilationError(
-            where.file or kernel.name,
-            where.line or 0,
-            where.col or 0,
-            f"the kernel needs {nbytes} bytes of LDS (shared memory) per program, more than the "
-            f"{lds_limit(arch)} a workgroup has on {arch}: use smaller blocks (a tl.dot that takes no "
-            "matrix instruction, a reduction or a layout conversion of a large tile stages it there)",
-        )
-    kernel.metadata["shared"] = nbytes
+    """LLVM's AMDGPU back end reports too much LDS as a fatal error, which ends the Python process."""
+    kernel.metadata["shared"] = check_shared_memory(
+        kernel, module, lds_limit(arch), "LDS (shared memory)", arch
+    )
 
 
 def compile(kernel, module: ir.Module) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes import mma
-from tilec.targets.stages import run_stage, shared_bytes
+from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
 from tilec.targets.tools import run_tool
 
 
@@ -37,6 +37,14 @@ def has_mma(arch: str) -> bool:
     """mma.sync with fp16/bf16 m16n8k16 shapes exists from sm_80 (Ampere) on."""
     digits = "".join(ch for ch in arch.removeprefix("sm_") if ch.isdigit())
     return bool(digits) and int(digits) >= 80
+
+
+# The shared memory one block may opt into, by compute capability (CUDA's programming guide).
+_SHARED_KIB = {"80": 163, "87": 163, "86": 99, "89": 99, "120": 99, "75": 64, "70": 96}
+
+
+def shared_memory_limit(arch: str) -> int:
+    return _SHARED_KIB.get(re.sub(r"[^0-9]", "", arch), 227) * 1024
 
 
 def has_wgmma(arch: str) -> bool:
@@ -128,6 +136,7 @@ def lower(
                 backup.erase()
             break
         _restore(module, backup)
+    check_shared_memory(kernel_name, module, shared_memory_limit(arch), "shared memory", arch)
     for stage in later:
         run_stage(
             module, kernel_name, "NVIDIA", stage.name, stage.pipeline, asm if stage.name != "ptx" else None
