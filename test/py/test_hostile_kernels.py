@@ -584,5 +584,7 @@ def test_a_kernel_past_the_shared_memory_limit_is_refused_when_compiled(target):
     more than a program may have, refused at the kernel's definition (AMD's back end would end the
     process on it; a launch would fail later)."""
     a = np.zeros((256, 256), np.float32)
-    with pytest.raises(tilec.CompilationError, match=r"needs \d+ bytes of (shared memory|LDS).* per program, more"):
+    with pytest.raises(
+        tilec.CompilationError, match=r"needs \d+ bytes of (shared memory|LDS).* per program, more"
+    ):
         dot_staged_past_shared_memory.warmup(a, a, N=256, grid=(1,), target=target)

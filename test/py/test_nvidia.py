@@ -300,7 +300,9 @@ def test_resource_failures_are_explained():
     with pytest.raises(CudaError, match=r"_fill failed: .*grid \(1, 70000, 1\).*65535 along axes 1 and 2"):
         _fill[(1, 70000)](out, 1.0)
     a = torch.ones(256, 256, device="cuda")
-    with pytest.raises(tilec.CompilationError, match=r"needs \d+ bytes of shared memory per program, more than"):
+    with pytest.raises(
+        tilec.CompilationError, match=r"needs \d+ bytes of shared memory per program, more than"
+    ):
         _huge_dot[(1,)](a, torch.empty_like(a), N=256)  # refused when compiled, before the launch
 
 
