@@ -121,7 +121,8 @@ def _replace_one(line: str, pattern: str, new: str, rng: random.Random) -> str:
 
 UPSTREAM = ["canonicalize", "cse", "symbol-dce", "sccp", "loop-invariant-code-motion", "convert-scf-to-cf",
             "inline", "remove-dead-values", "nvvm-attach-target{chip=sm_90a O=3}", "rocdl-attach-target{chip=gfx942}",
-            "convert-gpu-to-nvvm", "convert-gpu-to-rocdl", "reconcile-unrealized-casts", "lower-affine"]  # fmt: skip
+            "gpu.module(convert-gpu-to-nvvm)", "gpu.module(convert-gpu-to-rocdl)",
+            "reconcile-unrealized-casts", "lower-affine"]  # fmt: skip
 OPTION_VALUES = {"int": ["0", "1", "2", "3", "4", "8", "16", "32", "64", "-1", "1000"], "bool": ["0", "1"],
                  "str": ["nvidia", "amd", "x"]}  # fmt: skip
 
@@ -259,7 +260,8 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    corpus = lit_inputs() + suite_tile_ir()
+    inputs, kernels = lit_inputs(), suite_tile_ir()
+    corpus = inputs + kernels
     op_names = sorted(
         {m for text in corpus for m in re.findall(r'"?\b(?:tile|arith|scf|func|math|gpu)\.[a-z_]+\b', text)}
     )
@@ -272,8 +274,13 @@ def main(argv=None) -> int:
     for n in range(args.mutants):
         if args.time_limit and time.monotonic() - start > args.time_limit:
             break
-        text = mutate(rng.choice(corpus), rng, op_names) if rng.random() < 0.9 else rng.choice(corpus)
-        pipeline = random_pipeline(rng, REGISTRY, stages)
+        # a kernel's IR mostly through a target's own stages, where its passes see whole kernels
+        kernel = rng.random() < 0.5
+        original = rng.choice(kernels if kernel else inputs)
+        text = mutate(original, rng, op_names) if rng.random() < 0.9 else original
+        pipeline = (
+            rng.choice(stages) if kernel and rng.random() < 0.6 else random_pipeline(rng, REGISTRY, stages)
+        )
         outcome, detail = current.run(text, pipeline, args.timeout)
         counts[outcome] += 1
         if outcome in FAILURES:
