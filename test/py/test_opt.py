@@ -45,3 +45,31 @@ def test_valid_input_round_trips():
     r = run(["-p", "tile-canonicalize,tile-verify"], VALID)
     assert r.returncode == 0, r.stderr
     assert '"tile.splat"(%arg0) : (f32) -> tensor<4xf32>' in r.stdout
+
+
+def test_a_pass_that_breaks_on_unexpected_ir_is_a_diagnostic(monkeypatch):
+    """A tilec pass raising something other than its PassError (a bug on IR it did not expect) ends
+    the pipeline with a diagnostic naming the pass, not a Python traceback."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from mlir import ir
+
+    from tilec.dialects import tile
+    from tilec.passes.base import TilePass
+    from tilec.passes.pipeline import Step, StepFailed, run_pipeline
+
+    @dataclass(frozen=True)
+    class Broken(TilePass):
+        name: ClassVar[str] = "broken"
+
+        def run(self, module):
+            return {}["missing"]
+
+    monkeypatch.delenv("TILEC_DEBUG", raising=False)
+    ctx = tile.make_context()
+    with ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse("func.func @f() {\n  return\n}\n")
+        with pytest.raises(StepFailed) as info:
+            run_pipeline(module, [Step("broken", "broken", Broken())])
+    assert info.value.diagnostics[0].message.startswith("internal error in broken: KeyError: 'missing'")

@@ -9,6 +9,7 @@ lets `--print-ir-after` name any pass).
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -221,6 +222,11 @@ def run_pipeline(
                     step.tile_pass.run(module)
             except PassError as e:
                 raise StepFailed(step, [diagnostics.at_op(e.op, e.message)]) from None
+            except Exception as e:  # a bug of the pass on IR it did not expect: a diagnostic, not a traceback
+                if os.environ.get("TILEC_DEBUG"):
+                    raise
+                reason = f"internal error in {step.name}: {type(e).__name__}: {e} (please report it; TILEC_DEBUG=1 shows where)"
+                raise StepFailed(step, [diagnostics.Diagnostic("error", reason, None, None, None)]) from None
             problems = verify_module(module, step.tile_pass.checks_tile_ops)
             if problems:
                 raise StepFailed(step, problems)
