@@ -179,7 +179,13 @@ def worker(memory_bytes: int) -> None:
             with redirect_stdout(captured_out), redirect_stderr(captured_err):
                 code = opt.main([str(path), "-p", job["pipeline"], "-o", os.devnull])
             said = captured_err.getvalue()
-            outcome = "ok" if code == 0 else "traceback" if re.search(r"\binternal(:| error)", said) else "diagnosed"
+            outcome = (
+                "ok"
+                if code == 0
+                else "traceback"
+                if re.search(r"\binternal(:| error)", said)
+                else "diagnosed"
+            )
             detail = said[-300:]
         except Exception as e:  # noqa: BLE001 - what tilec-opt's entry shows as "internal error"
             import traceback
