@@ -552,6 +552,35 @@ def _check_combiner(op, elements: list[ir.Type]) -> None:
     yielded = [v.type for v in list(block.operations)[-1].operands]
     if yielded != elements:
         _fail(op, f"combiner must yield ({', '.join(map(str, elements))})")
+    outside = _captured_value(op.regions[0])
+    if outside is not None:
+        _fail(
+            op,
+            f"the combiner uses {outside.get_name()}, a value defined outside its region: a combiner "
+            "computes on its arguments alone (constants it needs are made inside it)",
+        )
+
+
+def _captured_value(region: ir.Region) -> ir.Value | None:
+    """The first operand of an op in `region` that is not defined inside it, or None."""
+    defined, uses = set(), []
+
+    def visit(inner):
+        for r in inner.regions:
+            for b in r.blocks:
+                defined.update(b.arguments)
+                for nested in b.operations:
+                    defined.update(nested.results)
+                    uses.extend(nested.operands)
+                    visit(nested)
+
+    for block in region.blocks:
+        defined.update(block.arguments)
+        for inner in block.operations:
+            defined.update(inner.results)
+            uses.extend(inner.operands)
+            visit(inner)
+    return next((v for v in uses if v not in defined), None)
 
 
 def _v_reduce(op):
@@ -933,7 +962,8 @@ def _ops() -> list[OpSpec]:
             "reduce",
             "Reduces N tensors along `axis` with the combiner region, which takes 2N scalars "
             "(N accumulated, N new) and ends in `gpu.yield` of N scalars. The combiner must be "
-            "associative and commutative; the reduction order is unspecified.",
+            "associative and commutative, and compute on its arguments alone (it may not use a value "
+            "defined outside its region); the reduction order is unspecified.",
             '%s = "tile.reduce"(%x) ({\n^bb0(%a: f32, %b: f32):\n  %c = arith.addf %a, %b : f32\n'
             "  gpu.yield %c : f32\n}) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>,"
             " resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128xf32>) -> f32",
