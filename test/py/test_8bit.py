@@ -273,17 +273,17 @@ def test_fnuz_fp8_dot_reads_fp16():
     ptx = _ptx("sm_90a", ("fp8e4b8", "fp8e5b16"))
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx and ".e4m3" not in ptx
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import have_lld
 
-    if find_lld() is not None:
+    if have_lld():
         assert "v_mfma_f32_16x16x16" in _compile("gfx942", ("fp8e4b8", "fp8e4b8")).asm["amdgcn"]
 
 
 def test_amd_fp8_dot_uses_fp16_mfma():
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import have_lld
 
-    if find_lld() is None:
+    if not have_lld():
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     asm = _compile("gfx942", config=(64, 64, 32, 4)).asm["amdgcn"]
     assert re.findall(r"v_mfma_f32_16x16x16_?f16", asm)
@@ -306,9 +306,9 @@ def test_amd_int8_dot_uses_integer_mfma(layout):
     executed (no AMD GPU): the code object is checked; the interpreter and the CPU target compute
     the same kernel exactly (test_int8_dot_accumulates_exactly_in_int32)."""
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import have_lld
 
-    if find_lld() is None:
+    if not have_lld():
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     config = (64, 64, 64, 4)  # 1 block of rows a wave, 4 of columns, K 64: 2 (gfx942) or 4 k-steps
     for arch, name, steps in (

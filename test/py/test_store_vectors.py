@@ -122,9 +122,9 @@ def test_mfma_accumulator_stores_are_wide(out):
     """gfx942's MFMA layout (1 element per lane per 16 columns): up to 8 lanes exchange (through
     ds_swizzle) and each stores 16 bytes. Not executed (no AMD GPU): the code object is checked."""
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import have_lld
 
-    if find_lld() is None:
+    if not have_lld():
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     config = (64, 128, 32, 4) if out == "fp16" else (64, 64, 32, 4)
     compiled = _compile("fp16", out, config, "gfx942")

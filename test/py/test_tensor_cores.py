@@ -278,9 +278,9 @@ def test_amd_cdna_dot_uses_mfma(dtype):
     products in fp32, whatever input_precision asks), one per 16x16 block and k-step (not executed
     here: no AMD GPU; the code object is checked)."""
     pytest.importorskip("llvmlite")
-    from tilec.targets.tools import find_lld
+    from tilec.targets.tools import have_lld
 
-    if find_lld() is None:
+    if not have_lld():
         pytest.skip("needs ld.lld (Debian lld-19 or ROCm)")
     name = {
         "fp16": r"v_mfma_f32_16x16x16_?f16",

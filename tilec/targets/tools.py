@@ -63,6 +63,15 @@ def find_lld() -> str:
     raise ToolError("no ld.lld found; searched: " + ", ".join(searched))
 
 
+def have_lld() -> bool:
+    """Whether find_lld() finds an ld.lld (AMD code objects need one)."""
+    try:
+        find_lld()
+    except ToolError:
+        return False
+    return True
+
+
 def host_linker() -> list[str]:
     """The command that links a host shared library: ld.lld if present, else the C compiler driver."""
     try:
