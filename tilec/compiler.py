@@ -477,15 +477,14 @@ def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
 def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
     from .passes.lowering_common import drop_grid_dependency_control
     from .python.interpreter import Memory, Program
-    from .targets.cpu.runtime import MAX_GRID_YZ, grid_limit_message, read_only_message
+    from .targets.cpu.runtime import check_grid, read_only_message
 
     drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
     program = Program(module)
     written = set(kernel.metadata.get("written_args", ()))
 
     def launch(grid, args):
-        if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
-            raise ValueError(grid_limit_message(kernel, grid))
+        check_grid(kernel, grid)
         memory = Memory()
         values = []
         for i, (t, v) in enumerate(zip(kernel.arg_types, args)):

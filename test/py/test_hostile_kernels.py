@@ -14,6 +14,7 @@ import pytest
 
 import tilec
 import tilec.language as tl
+from tilec.targets.tools import have_lld
 
 HERE = __file__
 SECONDS = 60  # each case, compile included
@@ -541,6 +542,8 @@ def test_hostile_kernel(case, mode, monkeypatch):
         pytest.skip("an error of the launch itself: compile-only targets do not launch")
     if mode in COMPILE_ONLY and case.check is not None and case.grid == (0,):
         pytest.skip("nothing to compile-check in an empty launch")
+    if mode == "gfx942" and not have_lld():
+        pytest.skip("no ld.lld: AMD code objects cannot be linked here")
     monkeypatch.delenv("TILEC_INTERPRET", raising=False)
     monkeypatch.setenv("TILEC_TARGET", "interpreter" if mode == "interpreter" else "cpu")
     args = case.args() if case.args is not None else _default_args(case.kernel)

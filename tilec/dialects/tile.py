@@ -562,24 +562,19 @@ def _check_combiner(op, elements: list[ir.Type]) -> None:
 
 
 def _captured_value(region: ir.Region) -> ir.Value | None:
-    """The first operand of an op in `region` that is not defined inside it, or None."""
+    """The first operand of an op in `region` (nested regions included) not defined inside it."""
     defined, uses = set(), []
 
-    def visit(inner):
-        for r in inner.regions:
-            for b in r.blocks:
-                defined.update(b.arguments)
-                for nested in b.operations:
-                    defined.update(nested.results)
-                    uses.extend(nested.operands)
-                    visit(nested)
+    def walk(r: ir.Region) -> None:
+        for block in r.blocks:
+            defined.update(block.arguments)
+            for op in block.operations:
+                defined.update(op.results)
+                uses.extend(op.operands)
+                for inner in op.regions:
+                    walk(inner)
 
-    for block in region.blocks:
-        defined.update(block.arguments)
-        for inner in block.operations:
-            defined.update(inner.results)
-            uses.extend(inner.operands)
-            visit(inner)
+    walk(region)
     return next((v for v in uses if v not in defined), None)
 
 

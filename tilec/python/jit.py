@@ -816,15 +816,11 @@ def _compile_time_only(value) -> bool:
 
 
 def _is_array(value) -> bool:
-    """A host or device array (NumPy, torch, CuPy, anything with an array interface)."""
-    if isinstance(value, np.generic):
-        return False
-    return (
-        isinstance(value, np.ndarray)
-        or hasattr(value, "__cuda_array_interface__")
-        or hasattr(value, "__array_interface__")
-        or (type(value).__module__.startswith("torch") and hasattr(value, "data_ptr"))
-    )
+    """A host or device array (what arrays.describe takes), of a dtype kernels take or not."""
+    try:
+        return arrays.describe(value) is not None
+    except TypeError:  # an array of an unsupported dtype
+        return True
 
 
 def _specialize_value(name, value, no_spec, src):

@@ -126,6 +126,8 @@ def _blank_comments(text: str) -> str:
 def unparsable(text: str, name: str) -> list:
     from tilec import diagnostics
 
+    if not (_INDEX_ARRAY.search(text) or _GENERIC_OP.search(text)):
+        return []  # the common case, without the character-by-character pass
     text = _blank_comments(text)
 
     def at(position: int, message: str) -> list:

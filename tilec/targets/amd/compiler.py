@@ -140,7 +140,7 @@ def lds_limit(arch: str) -> int:
 def _check_lds(kernel, arch: str, module: ir.Module) -> None:
     """LLVM's AMDGPU back end reports too much LDS as a fatal error, which ends the Python process."""
     kernel.metadata["shared"] = check_shared_memory(
-        kernel, module, lds_limit(arch), "LDS (shared memory)", arch
+        kernel.name, module, lds_limit(arch), "LDS (shared memory)", arch
     )
 
 

@@ -128,12 +128,14 @@ def read_only_message(kernel, index: int) -> str:
     )
 
 
-def grid_limit_message(kernel, grid) -> str:
-    return (
-        f"{kernel.name}: grid {tuple(grid)}: a grid may have at most {MAX_GRID_YZ} programs along axes 1 "
-        "and 2 (the GPU targets' limit, kept on the CPU and the interpreter so that a launch that runs "
-        "there runs on a GPU)"
-    )
+def check_grid(kernel, grid) -> None:
+    """Refuses a grid past the GPU targets' limit along axes 1 and 2 (the CPU's and the interpreter's)."""
+    if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
+        raise ValueError(
+            f"{kernel.name}: grid {tuple(grid)}: a grid may have at most {MAX_GRID_YZ} programs along axes "
+            "1 and 2 (the GPU targets' limit, kept on the CPU and the interpreter so that a launch that "
+            "runs there runs on a GPU)"
+        )
 
 
 class Launcher:
@@ -224,9 +226,8 @@ class Launcher:
             if info is None or info.device != "cpu":
                 raise TypeError(f"{self.kernel.name}: expected a host array, got {type(v).__name__}")
             values[i] = info.address
+        check_grid(self.kernel, grid)
         gx, gy, gz = grid
-        if gy > MAX_GRID_YZ or gz > MAX_GRID_YZ:
-            raise ValueError(grid_limit_message(self.kernel, grid))
         total = gx * gy * gz
         if total == 0:
             return

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.passes import mma
 from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
 from tilec.targets.tools import run_tool
 
@@ -131,7 +130,7 @@ def lower(
         gpu_stage, *later = stages(arch, num_warps, stages_now, depth, fp_fusion, debug, tensor_copies)
         run_stage(module, kernel_name, "NVIDIA", gpu_stage.name, gpu_stage.pipeline, asm)
         shared, maps = shared_bytes(module), tensor_maps(module)
-        if backup is None or shared <= mma.SMEM_LIMIT:
+        if backup is None or shared <= shared_memory_limit(arch):
             if backup is not None:
                 backup.erase()
             break
