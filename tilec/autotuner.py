@@ -24,6 +24,7 @@ import warnings
 from . import cache
 from .python import launch_observers
 from .python.errors import CompilationError, PerformanceWarning
+from .targets import target_for
 
 
 class Config:
@@ -212,7 +213,7 @@ class Autotuner:
 
     def _search(self, key, configs, args, kwargs, grid, named, target, started) -> Config:
         self._precompile(configs, args, kwargs, target)
-        device = "cpu" if target in ("cpu", "interpreter") else "cuda"
+        device = target_for(target).device
         saved = {n: _copy(named[n]) for n in self.restore_value}
         timings, failures = {}, []
         progress = _Progress(len(configs), f"autotuning {self.__name__}", started)
@@ -278,7 +279,7 @@ class Autotuner:
         """Compiles the configs in forked processes that fill the disk cache; the benchmark loop then
         loads them. Skipped (compiled in the loop instead) without a disk cache or fork."""
         jobs = min(len(configs), int(os.environ.get("TILEC_AUTOTUNE_JOBS", os.cpu_count() or 1)))
-        if jobs <= 1 or cache.root() is None or not hasattr(os, "fork") or target == "interpreter":
+        if jobs <= 1 or cache.root() is None or not hasattr(os, "fork") or not target_for(target).stored:
             return
         chunks = [configs[i::jobs] for i in range(jobs)]
         children = []

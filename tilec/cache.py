@@ -29,15 +29,13 @@ import uuid
 from collections.abc import MutableMapping
 from pathlib import Path
 
-from tilec import elf_files
-from tilec.targets import target_family
+from tilec.targets import target_for
 
 FORMAT = "tilec-kernel/3"
 # /1 wrote constexpr values as repr strings; /2 did not record the cache key (its entries are compiled
 # again, its artifacts still load)
 READABLE_FORMATS = ("tilec-kernel/1", "tilec-kernel/2", FORMAT)
 MANIFEST = "manifest.json"
-BINARY = {"cpu": "so", "nvidia": "cubin", "amd": "hsaco"}  # what each target's runtime loads
 
 
 class ArtifactError(RuntimeError):
@@ -85,7 +83,6 @@ def host_fingerprint() -> str:
             lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
     except OSError:
         lines = []
-    import platform
 
     return hashlib.sha256((platform.machine() + "".join(sorted(set(lines)))).encode()).hexdigest()[:16]
 
@@ -100,8 +97,7 @@ def kernel_key(source_key: str, specialization, target: str, options) -> str:
         os.environ.get("TILEC_NO_PTXAS", ""),
         os.environ.get("TILEC_NO_TMA", ""),
     ]
-    if target == "cpu":
-        parts.append(host_fingerprint())
+    parts.extend(target_for(target).key_parts(target))
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
 
@@ -190,10 +186,7 @@ def decode_constant(entry):
 
 
 def _binary_name(target: str, asm) -> str:
-    name = BINARY[target_family(target)]
-    if name == "cubin" and "cubin" not in asm:
-        return "ptx"  # no ptxas when compiled: the driver JIT-compiles the PTX
-    return name
+    return target_for(target).binary_of(asm)
 
 
 def write_artifact(folder: Path, kernel, key: str | None = None) -> None:
@@ -258,32 +251,12 @@ class StageFiles(MutableMapping):
         return len(self.files)
 
 
-_BINARIES_OF = {"cpu": ("so",), "nvidia": ("cubin", "ptx"), "amd": ("hsaco",)}
-
-
-def _host_machines() -> set[int]:
-    machine = platform.machine().lower()
-    if machine in ("x86_64", "amd64"):
-        return {62}
-    if machine in ("aarch64", "arm64"):
-        return {183}
-    if machine == "riscv64":
-        return {243}
-    return {62, 183, 243}  # a host this check does not know: any CPU's code
-
-
-def check_binary(folder: Path, kind: str, data) -> None:
+def check_binary(folder: Path, kind: str, data, target: str) -> None:
     """Refuses (ArtifactError) a binary that is not a whole code object the target can load:
     truncated, corrupted, or another machine's (loading a truncated ELF file ends the process)."""
-    what = str(folder / kind)
     try:
-        if kind == "ptx":
-            if ".version" not in data or ".entry" not in data:
-                raise elf_files.BadElf(f"{what} is not PTX for a kernel (no .version or .entry)")
-            return
-        machines = {"so": _host_machines(), "cubin": {190}, "hsaco": {224}}[kind]
-        elf_files.check(data, machines, what)
-    except elf_files.BadElf as e:
+        target_for(target).check_binary(kind, data, str(folder / kind))
+    except ValueError as e:
         raise ArtifactError(str(e)) from None
 
 
@@ -299,14 +272,16 @@ def read_artifact(folder: Path, key: str | None = None):
     asm = StageFiles(folder, manifest["files"])
     binary = manifest["binary"]
     try:
-        family = target_family(manifest["target"])
+        target = target_for(manifest["target"])
     except ValueError as e:
         raise ArtifactError(f"{folder / MANIFEST}: {e}") from None
-    if binary not in _BINARIES_OF.get(family, ()):
+    if binary not in target.binaries:
         raise ArtifactError(
             f"{folder / MANIFEST}: a binary of kind {binary!r} for target {manifest['target']}"
         )
-    check_binary(folder, binary, asm[binary])  # (reading it checks its hash, now, not at first launch)
+    check_binary(
+        folder, binary, asm[binary], manifest["target"]
+    )  # (reading it checks its hash, now, not at first launch)
     kernel = CompiledKernel(
         name=manifest["name"],
         target=manifest["target"],
@@ -318,7 +293,7 @@ def read_artifact(folder: Path, key: str | None = None):
         metadata=manifest["metadata"],
     )
     kernel.metadata.setdefault("divisibility", manifest["divisibility"])
-    attach_launcher(kernel, folder / binary if binary == "so" else None)
+    attach_launcher(kernel, folder / binary)
     return kernel
 
 

@@ -132,20 +132,11 @@ class CompiledKernel:
         return self._launcher(grid, args)
 
     def _why_no_launcher(self) -> str:
-        from .targets import target_family
+        from .targets import target_for
 
-        family = target_family(self.target)
         if COMPILE_ONLY:
             return "this process only compiles (autotuning's compile workers)"
-        if family == "nvidia":
-            from .targets.nvidia import runtime
-
-            return runtime.unavailable_reason() or "the kernel was not loaded"
-        if family == "amd":
-            from .targets.amd import runtime
-
-            return runtime.unavailable_reason() or "the kernel was not loaded"
-        return {"cpu": "the library did not load", "interpreter": "the interpreter was not prepared"}[family]
+        return target_for(self.target).unavailable_reason()
 
     def assert_message(self, code: int) -> str:
         """The message of the device assertion numbered `code` (1-based), with its location."""
@@ -315,23 +306,11 @@ def parse_argument_type(text: str, pointer_divisibility: int) -> tuple:
 
 def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
     """Gives `kernel` the runtime launcher of its target when this machine can run it."""
-    from .targets import target_family
+    from .targets import target_for
 
     if COMPILE_ONLY:
         return
-    family = target_family(kernel.target)
-    if family == "cpu":
-        from .targets.cpu import runtime
-
-        kernel._launcher = runtime.Launcher(kernel, None if binary_path is None else str(binary_path))
-    elif family == "nvidia":
-        from .targets.nvidia import runtime
-
-        kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
-    else:
-        from .targets.amd import runtime
-
-        kernel._launcher = runtime.Launcher(kernel) if runtime.available() else None
+    kernel._launcher = target_for(kernel.target).launcher(kernel, binary_path)
 
 
 def select_target(values) -> str:
@@ -361,20 +340,18 @@ def select_target(values) -> str:
             raise TypeError(f"argument '{name}': {e}" if name else str(e)) from None
         if info is not None:
             devices.add(info.device)
-    if "cuda" in devices:
-        if len(devices) > 1:
-            raise ValueError(
-                "a kernel's array arguments must all live on one device (got host and GPU arrays)"
-            )
-        from .targets.nvidia import runtime as nv_runtime
+    if len(devices) > 1:
+        raise ValueError("a kernel's array arguments must all live on one device (got host and GPU arrays)")
+    from .targets import TARGETS
 
-        if not nv_runtime.available():  # torch on ROCm calls AMD GPUs "cuda" too
-            from .targets.amd import runtime as amd_runtime
-
-            if amd_runtime.available():
-                return amd_runtime.device_arch()
-        return nv_runtime.device_arch()
-    return "cpu"
+    device = next(iter(devices), "cpu")
+    candidates = [t for t in TARGETS if t.device == device and t.stored]
+    if not candidates:
+        raise ValueError(f"no target runs kernels on arrays of device '{device}'")
+    # the first of them with a device present (an NVIDIA GPU, else an AMD one), else the first,
+    # whose device_arch says what is missing
+    chosen = next((t for t in candidates if t.available()), candidates[0])
+    return chosen.device_arch()
 
 
 def specialization_key(specs: dict) -> tuple:
@@ -395,8 +372,11 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
 
     name = jit_fn.__name__
     with collect() as times, timed("total", name):
+        from .targets import target_for
+
+        backend = target_for(target)
         key = None
-        if target != INTERPRETER:
+        if backend.stored:
             key = cache.kernel_key(jit_fn.cache_key, specialization_key(specs), target, options)
             with timed("cache lookup", name):
                 kernel = cache.load(key)
@@ -412,7 +392,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
                 debug=options.debug,
                 num_warps=options.num_warps,
                 # (AMD lowers no device assertions yet: its debug builds go without these checks)
-                sanitize_overflow=options.sanitize_overflow and not target.startswith("gfx"),
+                sanitize_overflow=options.sanitize_overflow and backend.lowers_assertions,
                 target=target,
             )
         arg_names = [n for n, s in specs.items() if s[0] == "arg"]
@@ -428,17 +408,15 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
         kernel.metadata["parameters"] = list(specs)  # every parameter, in order (constexprs too)
         kernel.metadata["written_args"] = written_arguments(module, name)
         kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)
-        if target == INTERPRETER:
-            _prepare_interpreter(kernel, module)
+        backend.compile(kernel, module)
+        if not backend.stored:
             return kernel
-        from .targets import get_target
-
-        get_target(target).compile(kernel, module)
         _warn_of_advisories(jit_fn, kernel)
         kernel.metadata["compile_ms"] = {k: round(v, 2) for k, v in times.items()}
         with timed("cache store", name):
             stored = cache.store(key, kernel)
-        attach_launcher(kernel, stored / "so" if stored is not None and target == "cpu" else None)
+        binary = backend.binary_of(kernel.asm) if backend.binaries else None
+        attach_launcher(kernel, stored / binary if stored is not None and binary else None)
     return kernel
 
 
@@ -472,31 +450,6 @@ def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
             src.filename,
             src.fndef.lineno,
         )
-
-
-def _prepare_interpreter(kernel: CompiledKernel, module) -> None:
-    from .passes.lowering_common import drop_grid_dependency_control
-    from .python.interpreter import Memory, Program
-    from .targets.cpu.runtime import check_grid, read_only_message
-
-    drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
-    program = Program(module)
-    written = set(kernel.metadata.get("written_args", ()))
-
-    def launch(grid, args):
-        check_grid(kernel, grid)
-        memory = Memory()
-        values = []
-        for i, (t, v) in enumerate(zip(kernel.arg_types, args)):
-            if t.is_ptr():
-                if i in written and not getattr(getattr(v, "flags", None), "writeable", True):  # NumPy
-                    raise ValueError(read_only_message(kernel, i))
-                values.append(memory.add(arrays.host_view(v)))
-            else:
-                values.append(v)
-        program.run(grid, values, memory)
-
-    kernel._launcher = launch
 
 
 def compile(

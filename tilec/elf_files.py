@@ -13,6 +13,7 @@ import struct
 
 # e_machine values (the ELF specification's registry)
 MACHINES = {3: "x86", 62: "x86-64", 183: "AArch64", 243: "RISC-V", 190: "NVIDIA CUDA", 224: "AMD GPU"}
+EM_CUDA, EM_AMDGPU = 190, 224
 _SHT_NOBITS = 8  # a section that takes no room in the file (.bss)
 
 
@@ -61,3 +62,17 @@ def check(data: bytes, machines: set[int], what: str) -> None:
                 inside(offset, length, f"section {i}")
     if not phnum and not shnum:
         raise BadElf(f"{what} is corrupted: it has neither segments nor sections")
+
+
+def host_machines() -> set[int]:
+    """The e_machine values of code this host runs."""
+    import platform
+
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64"):
+        return {62}
+    if machine in ("aarch64", "arm64"):
+        return {183}
+    if machine == "riscv64":
+        return {243}
+    return {62, 183, 243}  # a host this check does not know: any CPU's code

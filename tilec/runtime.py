@@ -28,18 +28,15 @@ class GPUTarget(NamedTuple):
 def target_of(name: str) -> GPUTarget:
     """The GPUTarget of a tilec target name: "sm_90a" -> ("cuda", 90, 32), "gfx942" -> ("hip",
     "gfx942", 64), "gfx1100" -> ("hip", "gfx1100", 32); "cpu" and "interpreter" -> (name, "host", 1)."""
-    from tilec.targets import wavefront_size
+    from tilec.targets import target_for
 
-    if name.startswith("sm_"):  # compute capability as Triton writes it: sm_100a -> 100
-        return GPUTarget("cuda", int(name[3:].rstrip("abf")), 32)
-    if name.startswith("gfx"):
-        return GPUTarget("hip", name, wavefront_size(name))
-    return GPUTarget(name, "host", 1)
+    return GPUTarget(*target_for(name).gpu_target(name))
 
 
 class _Utils:
-    def __init__(self, backend: str):
-        self.backend = backend
+    def __init__(self, target):
+        self.target = target  # the active one (tilec.targets.base.Target)
+        self.backend = target.backend
 
     @functools.cache  # noqa: B019 - one driver object per process, devices do not change
     def get_device_properties(self, device: int | None = 0) -> dict:
@@ -47,75 +44,30 @@ class _Utils:
         opt-in), warpSize, sm_clock_rate and mem_clock_rate (kHz), mem_bus_width (bits); on the host
         its cores, vector register lanes and L2 cache. `device` None (a CPU torch.device's index)
         means the current one."""
-        device = 0 if device is None else device
-        if self.backend == "cuda":
-            from tilec.targets.nvidia import runtime as nv
-
-            cu = nv.cu
-            nv._check(cu.cuInit(0), "cuInit")
-            dev = nv._check(cu.cuDeviceGet(device), "cuDeviceGet")
-            a = cu.CUdevice_attribute
-
-            def attr(name):
-                return nv._check(cu.cuDeviceGetAttribute(getattr(a, name), dev), "cuDeviceGetAttribute")
-
-            return {
-                "multiprocessor_count": attr("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
-                "max_num_regs": attr("CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR"),
-                "max_shared_mem": attr("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
-                "warpSize": attr("CU_DEVICE_ATTRIBUTE_WARP_SIZE"),
-                "sm_clock_rate": attr("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
-                "mem_clock_rate": attr("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
-                "mem_bus_width": attr("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
-                "max_threads_per_sm": attr("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR"),
-            }
-        if self.backend == "hip":
-            from tilec.targets.amd import runtime as amd
-
-            props = amd.hip.hipDeviceProp_t()
-            amd._check(amd.hip.hipGetDeviceProperties(props, device), "hipGetDeviceProperties")
-            return {
-                "multiprocessor_count": props.multiProcessorCount,
-                "max_num_regs": props.regsPerMultiprocessor,
-                "max_shared_mem": props.sharedMemPerBlock,
-                "warpSize": props.warpSize,
-                "sm_clock_rate": props.clockRate,
-                "mem_clock_rate": props.memoryClockRate,
-                "mem_bus_width": props.memoryBusWidth,
-                "max_threads_per_sm": props.maxThreadsPerMultiProcessor,
-            }
-        # The host: its cores, vector registers and L2 cache (see tilec/targets/cpu/properties.py)
-        from tilec.targets.cpu.properties import host_properties
-
-        return dict(host_properties())
+        return self.target.device_properties(0 if device is None else device)
 
 
 class _ActiveDriver:
     @functools.cached_property
-    def backend(self) -> str:
-        from tilec.targets.amd import runtime as amd
-        from tilec.targets.nvidia import runtime as nv
+    def target(self):
+        """The target launches default to: the first with a GPU present, else the host's."""
+        from tilec.targets import TARGETS, target_for
 
-        if nv.available():
-            return "cuda"
-        if amd.available():
-            return "hip"
-        return "cpu"
+        gpus = (t for t in TARGETS if t.device != "cpu" and t.stored)
+        return next((t for t in gpus if t.available()), None) or target_for("cpu")
+
+    @functools.cached_property
+    def backend(self) -> str:
+        return self.utils.backend
 
     @functools.cached_property
     def utils(self) -> _Utils:
-        return _Utils(self.backend)
+        return _Utils(self.target)
 
     def get_current_target(self) -> GPUTarget:
-        if self.backend == "cuda":
-            from tilec.targets.nvidia import runtime as nv
-
-            return target_of(nv.device_arch(self.get_current_device()))
-        if self.backend == "hip":
-            from tilec.targets.amd import runtime as amd
-
-            return target_of(amd.device_arch(self.get_current_device()))
-        return target_of("cpu")
+        if self.target.device == "cpu":
+            return target_of("cpu")
+        return target_of(self.target.device_arch(self.get_current_device()))
 
     def get_current_device(self) -> int:
         try:

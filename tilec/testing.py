@@ -17,7 +17,9 @@ def _default_device() -> str:
         return "cpu"
     forced = os.environ.get("TILEC_TARGET")
     if forced:
-        return "cpu" if forced in ("cpu", "interpreter") else "cuda"
+        from tilec.targets import target_for
+
+        return target_for(forced).device
     return "cuda" if _gpu_missing() is None else "cpu"
 
 

@@ -694,6 +694,6 @@ def test_every_targets_binary_passes_the_code_object_check(target, kind, tmp_pat
     if kind not in kernel.asm:
         pytest.skip(f"no {kind} here (its assembler is missing)")
     data = kernel.asm[kind]
-    cache.check_binary(tmp_path, kind, data)
+    cache.check_binary(tmp_path, kind, data, target)
     with pytest.raises(cache.ArtifactError, match="truncated or corrupted|not an ELF file"):
-        cache.check_binary(tmp_path, kind, data[:-1])
+        cache.check_binary(tmp_path, kind, data[:-1], target)

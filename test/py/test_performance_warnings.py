@@ -119,9 +119,9 @@ def scaled_copy(x, out, n, BLOCK: tl.constexpr):
 
 def _advise_every_compile(monkeypatch):
     """The CPU target has no ptxas: make each of its compiles report an advisory, as ptxas would."""
-    from tilec.targets import get_target
+    from tilec.targets import target_for
 
-    cpu = get_target("cpu")
+    cpu = target_for("cpu")
     compile_cpu = cpu.compile
 
     def compile_with_advice(kernel, module):

@@ -1,36 +1,41 @@
-"""Targets by name. Each target folder has compiler.py (stages) and runtime.py (load + launch)."""
+"""The targets. Each one is a folder with target.py (its `Target`: see base.py), compiler.py (its
+stages) and runtime.py (load + launch), and one line in TARGETS below."""
 
 from __future__ import annotations
 
+from .amd.target import AmdTarget, wavefront_size
+from .base import Target
+from .cpu.target import CpuTarget
+from .interpreter.target import InterpreterTarget
+from .nvidia.target import NvidiaTarget
 
-def target_family(name: str) -> str:
-    """ "cpu", "nvidia" (sm_80, sm_90a, ...), "amd" (gfx942, gfx1100, ...) or "interpreter"."""
-    if name in ("cpu", "interpreter"):
-        return name
-    if name.startswith("sm_"):
-        return "nvidia"
-    if name.startswith("gfx"):
-        return "amd"
-    raise ValueError(f"unknown target '{name}' (expected cpu, sm_80, sm_90a, gfx942, ... or interpreter)")
+TARGETS: list[Target] = [
+    CpuTarget(),
+    NvidiaTarget(),  # sm_80, sm_90a, ...
+    AmdTarget(),  # gfx942, gfx1100, ...
+    InterpreterTarget(),
+]
+
+__all__ = ["TARGETS", "Target", "register", "target_for", "target_family", "wavefront_size"]
 
 
-def wavefront_size(arch: str) -> int:
-    """Threads per wave of an AMD GPU: 64 on CDNA (gfx9xx), 32 on RDNA (gfx10xx and later)."""
-    return 64 if arch.startswith("gfx9") else 32
+def register(target: Target) -> Target:
+    """Adds a target (first, so that it may claim names another target matches); returns it."""
+    TARGETS.insert(0, target)
+    return target
 
 
-def get_target(name: str):
-    """The compiler module for a target name: "cpu", "sm_80"/"sm_90a" (NVIDIA), "gfx942" (AMD)."""
-    family = target_family(name)
-    if family == "cpu":
-        from .cpu import compiler
-    elif family == "nvidia":
-        from .nvidia import compiler
-    elif family == "amd":
-        from .amd import compiler
-    else:
-        raise ValueError("the interpreter has no compiler stages: it runs the tile IR itself")
-    return compiler
+def target_for(arch: str) -> Target:
+    """The target compiling for `arch` ("cpu", "sm_90a", "gfx942", "interpreter", ...)."""
+    for target in TARGETS:
+        if target.matches(arch):
+            return target
+    raise ValueError(f"unknown target '{arch}' (expected cpu, sm_80, sm_90a, gfx942, ... or interpreter)")
+
+
+def target_family(arch: str) -> str:
+    """ "cpu", "nvidia" (sm_80, sm_90a, ...), "amd" (gfx942, gfx1100, ...), "interpreter", ..."""
+    return target_for(arch).name
 
 
 def kernel_arg_ctype(t):
