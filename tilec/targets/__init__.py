@@ -4,7 +4,7 @@ stages) and runtime.py (load + launch), and one line in TARGETS below."""
 from __future__ import annotations
 
 from .amd.target import AmdTarget, wavefront_size
-from .base import Target
+from .base import Stage, Target
 from .cpu.target import CpuTarget
 from .interpreter.target import InterpreterTarget
 from .nvidia.target import NvidiaTarget
@@ -16,7 +16,16 @@ TARGETS: list[Target] = [
     InterpreterTarget(),
 ]
 
-__all__ = ["TARGETS", "Target", "register", "target_for", "target_family", "wavefront_size"]
+__all__ = [
+    "TARGETS",
+    "Stage",
+    "Target",
+    "pipeline_text",
+    "register",
+    "target_for",
+    "target_family",
+    "wavefront_size",
+]
 
 
 def register(target: Target) -> Target:
@@ -50,3 +59,22 @@ def kernel_arg_ctype(t):
     return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
         t.primitive_bitwidth
     ]
+
+
+def pipeline_text(arch: str, options) -> str:
+    """A target's pipeline for `arch` and `options` (tilec.compiler.Options) as tilec-opt prints it:
+    each stage's passes one per line, steps outside MLIR as comments."""
+    from tilec.passes.pipeline import split_top_level
+
+    target = target_for(arch)
+    lines = [
+        f"// {arch} ({target.name}): num_warps={options.num_warps} num_stages={options.num_stages} "
+        f"debug={int(options.debug)} enable_fp_fusion={int(options.enable_fp_fusion)}"
+    ]
+    for stage in target.pipeline(arch, options):
+        if stage.pipeline:
+            lines.append(f"{stage.name}:")
+            lines.extend(f"  {element}" for element in split_top_level(stage.pipeline))
+        else:
+            lines.append(f"  // {stage.name}: {stage.does}")
+    return "\n".join(lines) + "\n"

@@ -10,6 +10,23 @@ the device it runs on (`gpu_target`, `device_properties`, `device_arch` for arra
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of a target's pipeline: `name` as in `compiled.asm`, TILEC_DUMP_IR and the docs;
+    `pipeline` the MLIR passes it runs (tilec-opt's syntax), or "" for a step outside MLIR, which
+    `does` says in words (a check, code generation by an external tool)."""
+
+    name: str
+    pipeline: str = ""
+    does: str = ""
+
+
+# the tile-level step of targets without programmatic dependent launch (tl.extra.cuda.gdc_*)
+DROP_GRID_DEPENDENCY = Stage("tile", does="drop grid dependency control (NVIDIA sm_90+ launches only)")
+
 
 class Target:
     name: str = ""  # the family: "cpu", "nvidia", "amd", "interpreter", ...
@@ -27,6 +44,11 @@ class Target:
     def compile(self, kernel, module) -> None:
         """Lowers the tile module in place, filling `kernel.asm` and `kernel.metadata`."""
         raise NotImplementedError(f"target {self.name} does not compile")
+
+    def pipeline(self, arch: str, options) -> list[Stage]:
+        """What `compile` runs for `arch` and `options` (tilec.compiler.Options), in order: the list
+        `tilec-opt --print-pipeline` prints."""
+        return []
 
     def binary_of(self, asm) -> str:
         """The stage file of a compiled kernel its runtime loads: the first of `binaries` present."""

@@ -35,6 +35,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
     p.add_argument("--list-passes", action="store_true", help="list tilec passes and their options, and exit")
+    p.add_argument(
+        "--print-pipeline",
+        metavar="TARGET",
+        help="print the pipeline tilec compiles kernels for TARGET with (cpu, sm_90a, gfx942, ...), and exit",
+    )
+    p.add_argument("--num-warps", type=int, default=4, help="with --print-pipeline: num_warps (default 4)")
+    p.add_argument("--num-stages", type=int, default=3, help="with --print-pipeline: num_stages (default 3)")
+    p.add_argument("--debug", action="store_true", help="with --print-pipeline: a debug build's pipeline")
     p.add_argument("--version", action="store_true", help="print tilec's and MLIR's versions and exit")
     p.add_argument("--split-input-file", action="store_true", help="process '// -----' chunks separately")
     p.add_argument("--verify-diagnostics", action="store_true", help="check expected-error annotations")
@@ -248,6 +256,27 @@ def list_passes(width: int = 110) -> str:
     return "\n".join(lines) + "\n"
 
 
+def print_pipeline(args, out_stream, err) -> int:
+    from tilec.compiler import Options
+    from tilec.targets import pipeline_text
+
+    if not 1 <= args.num_warps <= 32 or args.num_warps & (args.num_warps - 1):
+        err.write(
+            f"tilec-opt: error: --num-warps must be a power of two from 1 to 32, got {args.num_warps}\n"
+        )
+        return 1
+    if not 1 <= args.num_stages <= 16:
+        err.write(f"tilec-opt: error: --num-stages must be from 1 to 16, got {args.num_stages}\n")
+        return 1
+    options = Options(num_warps=args.num_warps, num_stages=args.num_stages, debug=args.debug)
+    try:
+        out_stream.write(pipeline_text(args.print_pipeline, options))
+    except ValueError as e:
+        err.write(f"tilec-opt: error: {e}\n")
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -265,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list_passes:
         out_stream.write(list_passes())
         return 0
+    if args.print_pipeline:
+        return print_pipeline(args, out_stream, err)
     from tilec.passes.pipeline import PipelineError, parse_pipeline
 
     name = "<stdin>" if args.input == "-" else args.input

@@ -20,6 +20,7 @@ import re
 from mlir import ir
 
 from tilec.targets import wavefront_size
+from tilec.targets.base import Stage
 from tilec.targets.stages import check_shared_memory, run_stage
 from tilec.targets.tools import ToolError, find_lld, run_tool
 from tilec.timing import timed
@@ -32,18 +33,18 @@ def has_mfma(arch: str) -> bool:
     return arch in WAVE64
 
 
-def stages(arch: str, num_warps: int, fp_fusion: bool = True) -> list[tuple[str, str]]:
+def stages(arch: str, num_warps: int, fp_fusion: bool = True) -> list[Stage]:
     """The AMD pipeline in MLIR, readable as a list (code generation follows in llvmlite)."""
     wave = wavefront_size(arch)
     return [
-        (
+        Stage(
             "gpu",
             f"tile-canonicalize,tile-lower-fp8,tile-exact-float-remainder,tile-expand-float64-math,tile-expand-sort,tile-hoist-loads,"
             f"convert-tile-to-gpu{{num-warps={num_warps} warp-size={wave} vendor=amd "
             f"mfma={int(has_mfma(arch))} mfma-i8-k={16 if arch == 'gfx90a' else 32} fp-fusion={int(fp_fusion)}}},"
             "canonicalize{top-down=false},cse",
         ),
-        (
+        Stage(
             "llvm",
             f"rocdl-attach-target{{chip={arch} O=3}},gpu.module(convert-scf-to-cf,"
             f"convert-gpu-to-rocdl{{chipset={arch} index-bitwidth=64}},canonicalize,cse,reconcile-unrealized-casts)",
@@ -151,9 +152,9 @@ def compile(kernel, module: ir.Module) -> None:
     arch = kernel.target
     drop_grid_dependency_control(module.operation)  # NVIDIA's programmatic dependent launch only
     _refuse_inline_asm(kernel, module)
-    for name, pipeline in stages(arch, kernel.options.num_warps, kernel.options.enable_fp_fusion):
-        run_stage(module, kernel.name, "AMD", name, pipeline, kernel.asm)
-        if name == "gpu":
+    for stage in stages(arch, kernel.options.num_warps, kernel.options.enable_fp_fusion):
+        run_stage(module, kernel.name, "AMD", stage.name, stage.pipeline, kernel.asm)
+        if stage.name == "gpu":
             _check_lds(kernel, arch, module)
     llir = _gpu_module_llvm_ir(module)
     if kernel.options.waves_per_eu:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilec.targets.base import Target
+from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 
 
 def wavefront_size(arch: str) -> int:
@@ -24,6 +24,21 @@ class AmdTarget(Target):
         from . import compiler
 
         compiler.compile(kernel, module)
+
+    def pipeline(self, arch: str, options) -> list[Stage]:
+        from . import compiler
+
+        gpu, llvm = compiler.stages(arch, options.num_warps, options.enable_fp_fusion)
+        return [
+            DROP_GRID_DEPENDENCY,
+            Stage("tile", does="refuse inline asm (llvmlite's LLVM cannot assemble AMDGCN)"),
+            gpu,
+            Stage("gpu", does="check LDS (the arch's limit)"),
+            llvm,
+            Stage("llir", does="LLVM IR of the gpu.module (translate-to-llvmir), amdgpu-waves-per-eu"),
+            Stage("amdgcn", does="llvmlite: LLVM's O3 pipeline and the AMDGPU back end"),
+            Stage("hsaco", does="ld.lld -shared"),
+        ]
 
     def check_binary(self, kind: str, data, what: str) -> None:
         from tilec import elf_files

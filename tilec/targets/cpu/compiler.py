@@ -18,11 +18,11 @@ import math
 import os
 import platform
 import re
-from dataclasses import dataclass
 
 from mlir import ir
 
 from tilec.dialects import tile
+from tilec.targets.base import Stage
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 
@@ -85,12 +85,6 @@ TO_LLVM = (
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
 )
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    pipeline: str
 
 
 def stages(debug: bool = False) -> list[Stage]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilec.targets.base import Target
+from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 
 
 class CpuTarget(Target):
@@ -13,6 +13,16 @@ class CpuTarget(Target):
         from . import compiler
 
         compiler.compile(kernel, module)
+
+    def pipeline(self, arch: str, options) -> list[Stage]:
+        from . import compiler
+
+        return [
+            DROP_GRID_DEPENDENCY,
+            *_with_checks(compiler.stages(options.debug)),
+            Stage("llir", does="LLVM IR (translate-to-llvmir), host callbacks and the fault guard's wrapper"),
+            Stage("so", does="opt -O3 and llc for this host's CPU (libmvec calls), linked by ld.lld or cc"),
+        ]
 
     def check_binary(self, kind: str, data, what: str) -> None:
         from tilec import elf_files
@@ -31,3 +41,13 @@ class CpuTarget(Target):
 
     def unavailable_reason(self) -> str:
         return "the library did not load"
+
+
+def _with_checks(stages: list[Stage]) -> list[Stage]:
+    """The stages with the check compiler.lower makes after the bufferized one."""
+    refusal = Stage(
+        "bufferized", does="refuse buffers of booleans (MLIR's memref-to-LLVM lowering aborts on them)"
+    )
+    return [
+        item for stage in stages for item in ((stage, refusal) if stage.name == "bufferized" else (stage,))
+    ]

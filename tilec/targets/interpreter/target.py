@@ -3,7 +3,7 @@ Nothing is lowered and nothing is stored in the disk cache."""
 
 from __future__ import annotations
 
-from tilec.targets.base import Target
+from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 
 
 class InterpreterTarget(Target):
@@ -16,6 +16,9 @@ class InterpreterTarget(Target):
 
         drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
         kernel._launcher = _launch_function(kernel, Program(module))
+
+    def pipeline(self, arch: str, options) -> list[Stage]:
+        return [DROP_GRID_DEPENDENCY, Stage("tile", does="the tile IR runs op by op on NumPy")]
 
     def launcher(self, kernel, binary_path=None):
         return kernel._launcher  # made when it compiled: the program is the compiled form

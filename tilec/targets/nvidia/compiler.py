@@ -14,18 +14,12 @@ import json
 import os
 import re
 import shutil
-from dataclasses import dataclass
 
 from mlir import ir
 
+from tilec.targets.base import Stage
 from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
 from tilec.targets.tools import run_tool
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    pipeline: str
 
 
 def features(arch: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilec.targets.base import Target
+from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 
 
 class NvidiaTarget(Target):
@@ -18,6 +18,26 @@ class NvidiaTarget(Target):
         from . import compiler
 
         compiler.compile(kernel, module)
+
+    def pipeline(self, arch: str, options) -> list[Stage]:
+        from . import compiler
+
+        gpu, *later = compiler.stages(
+            arch, options.num_warps, options.num_stages, None, options.enable_fp_fusion, options.debug
+        )
+        older = int("".join(c for c in arch if c.isdigit()) or 0) < 90
+        return [
+            *([DROP_GRID_DEPENDENCY] if older else []),
+            gpu,
+            Stage(
+                "gpu",
+                does="check shared memory (the arch's limit); past it, the gpu stage again with "
+                "shallower cp.async rings",
+            ),
+            *later,
+            Stage("cubin", does=f"ptxas -arch={arch} -O3 (again with .minnctapersm when that fits one "
+                  "more program per SM)"),
+        ]  # fmt: skip
 
     def check_binary(self, kind: str, data, what: str) -> None:
         from tilec import elf_files
