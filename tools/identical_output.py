@@ -14,7 +14,6 @@ LLVM IR. Each target compiles in its own process with an empty cache; `--texts` 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import pathlib
