@@ -279,9 +279,8 @@ def read_artifact(folder: Path, key: str | None = None):
         raise ArtifactError(
             f"{folder / MANIFEST}: a binary of kind {binary!r} for target {manifest['target']}"
         )
-    check_binary(
-        folder, binary, asm[binary], manifest["target"]
-    )  # (reading it checks its hash, now, not at first launch)
+    # (reading the binary checks its hash, now, not at first launch)
+    check_binary(folder, binary, asm[binary], manifest["target"])
     kernel = CompiledKernel(
         name=manifest["name"],
         target=manifest["target"],
