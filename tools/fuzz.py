@@ -128,15 +128,21 @@ OPTION_VALUES = {"int": ["0", "1", "2", "3", "4", "8", "16", "32", "64", "-1", "
 
 
 def target_pipelines() -> list[str]:
-    """The targets' own stages, as the compiler runs them."""
-    from tilec.targets.amd import compiler as amd
-    from tilec.targets.cpu import compiler as cpu
-    from tilec.targets.nvidia import compiler as nvidia
+    """The targets' own MLIR stages, as the compiler runs them (code generation by external tools left out)."""
+    from tilec.compiler import Options
+    from tilec.targets import target_for
 
-    found = [s.pipeline for s in cpu.stages()] + [s.pipeline for s in cpu.stages(debug=True)]
-    for arch in ("sm_80", "sm_90a"):
-        found += [s.pipeline for s in nvidia.stages(arch, 4) if "module-to-binary" not in s.pipeline]
-    found += [pipeline for _, pipeline in amd.stages("gfx942", 4)]
+    found = []
+    for arch, debug in (
+        ("cpu", False),
+        ("cpu", True),
+        ("sm_80", False),
+        ("sm_90a", False),
+        ("gfx942", False),
+    ):
+        options = Options(num_warps=4, debug=debug)
+        stages = target_for(arch).pipeline(arch, options)
+        found += [s.pipeline for s in stages if s.pipeline and "module-to-binary" not in s.pipeline]
     return found
 
 

@@ -12,9 +12,11 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func, llvm
 
-from .base import TilePass
+from .base import PassError, TilePass
+from .lowering_common import RMW_OPS, rmw_op
 from .lowering_common import ordering as lc_ordering
-from .lowering_common import rmw_op
+
+INTEGER_ONLY = {"umax", "umin", "and", "or", "xor", "cas"}  # llvm.cmpxchg takes integers only
 
 
 @dataclass(frozen=True)
@@ -32,10 +34,49 @@ class CpuAtomicsPass(TilePass):
             op = op.operation
             if op.name != "func.func" or "tile.atomic" not in op.attributes or len(op.regions[0].blocks):
                 continue
-            info = ir.DictAttr(op.attributes["tile.atomic"])
-            kind = ir.StringAttr(info["kind"]).value
-            sem = ir.StringAttr(info["sem"]).value
+            kind, sem = _helper_kind(op)
+            _check_signature(op, kind)
             _define(op, kind, sem)
+
+
+def _helper_kind(op: ir.Operation) -> tuple[str, str]:
+    """The helper's `tile.atomic = {kind = ..., sem = ...}` (a hand-written declaration may lack them)."""
+    attr = op.attributes["tile.atomic"]
+    fields = {}
+    if isinstance(attr, ir.DictAttr):
+        for key in ("kind", "sem"):
+            if key in attr and isinstance(attr[key], ir.StringAttr):
+                fields[key] = attr[key].value
+    if len(fields) != 2:
+        raise PassError("tile.atomic must be a dictionary with string entries 'kind' and 'sem'", op)
+    if fields["kind"] not in RMW_OPS and fields["kind"] != "cas":
+        known = ", ".join([*RMW_OPS, "cas"])
+        raise PassError(f"unknown atomic kind '{fields['kind']}' (known: {known})", op)
+    try:
+        lc_ordering(fields["sem"])
+    except PassError as e:
+        raise PassError(e.message, op) from None
+    return fields["kind"], fields["sem"]
+
+
+def _check_signature(op: ir.Operation, kind: str) -> None:
+    """(i64 address, value) -> value, or (i64, expected, desired) -> value for cas, on a scalar."""
+    ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+    values = 2 if kind == "cas" else 1
+    expected = f"(i64, {', '.join(['T'] * values)}) -> T"
+    inputs, results = list(ftype.inputs), list(ftype.results)
+    if len(inputs) != values + 1 or len(results) != 1 or str(inputs[0]) != "i64":
+        raise PassError(f"atomic helper '{kind}' must have the type {expected}, got {ftype}", op)
+    element = results[0]
+    if any(t != element for t in inputs[1:]):
+        raise PassError(f"atomic helper '{kind}' must have the type {expected} (one T), got {ftype}", op)
+    integer = isinstance(element, ir.IntegerType)
+    if not integer and not isinstance(element, ir.FloatType):
+        raise PassError(f"atomic helper '{kind}' works on a scalar integer or float, got {element}", op)
+    if kind in INTEGER_ONLY and not integer:
+        raise PassError(f"atomic helper '{kind}' works on integers only, got {element}", op)
+    if kind == "fadd" and integer:
+        raise PassError(f"atomic helper 'fadd' works on floats only, got {element}", op)
 
 
 def _define(op: ir.Operation, kind: str, sem: str) -> None:

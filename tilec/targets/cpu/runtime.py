@@ -192,25 +192,26 @@ class Launcher:
         """Runs programs [begin, end) in chunks of about CHUNK_SECONDS each, so that Ctrl-C (handled
         between chunks) interrupts a long launch; stops early once a program failed an assertion or
         faulted, or when `stop[0]` is set (another thread's share was interrupted). Returns the
-        programs run and the seconds they took."""
-        size = (
-            1
-            if self.program_seconds is None
-            else max(1, int(CHUNK_SECONDS / max(self.program_seconds, 1e-9)))
-        )
-        lo, seconds = begin, 0.0
+        programs timed and the seconds they took: at the first launch the first program is left
+        out when others follow, as it pays the one-time costs (symbol binding, page faults on the
+        code) that would make a tiny launch look worth splitting."""
+        first_launch = self.program_seconds is None
+        size = 1 if first_launch else max(1, int(CHUNK_SECONDS / max(self.program_seconds, 1e-9)))
+        lo, timed, seconds = begin, 0, 0.0
         while lo < end:
             hi = min(end, lo + size)
             start = _clock()
             self.fn(*values, lo, hi, *tail)
             elapsed = _clock() - start
-            seconds += elapsed
+            if not (first_launch and lo == begin and hi < end):
+                timed += hi - lo
+                seconds += elapsed
             lo = hi
             if status[0] or (stop is not None and stop[0]):
                 break
             if elapsed < CHUNK_SECONDS / 2:
                 size *= 2
-        return lo - begin, seconds
+        return timed, seconds
 
     def __call__(self, grid, args):
         values = list(args)
@@ -237,7 +238,7 @@ class Launcher:
         if self.program_seconds is not None and self.program_seconds * total < PARALLEL_MIN_SECONDS:
             workers = 1
         if workers == 1:
-            ran, seconds = self._run_programs(values, 0, total, tail, status, None)
+            timed, seconds = self._run_programs(values, 0, total, tail, status, None)
         else:
             bounds = [total * w // workers for w in range(workers + 1)]
             stop = [False]
@@ -247,7 +248,7 @@ class Launcher:
                 for lo, hi in zip(bounds[1:-1], bounds[2:])
             ]
             try:
-                ran, seconds = self._run_programs(values, 0, bounds[1], tail, status, stop)
+                timed, seconds = self._run_programs(values, 0, bounds[1], tail, status, stop)
                 for f in futures:
                     f.result()
             except BaseException:  # Ctrl-C: the other threads stop after the chunk they are running
@@ -259,8 +260,8 @@ class Launcher:
                         except BaseException:  # noqa: BLE001, S110 - a second Ctrl-C while they stop
                             pass
                 raise
-        if ran:
-            self.program_seconds = seconds / ran
+        if timed:
+            self.program_seconds = seconds / timed
         if status[0]:  # the first failed device assertion's number (an int32 in the low half)
             from tilec.python.errors import InterpreterError
 
