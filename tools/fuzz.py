@@ -270,7 +270,9 @@ def main(argv=None) -> int:
         worker(args.memory)
         return 0
     from tilec.passes import REGISTRY
+    from tilec.targets import load_passes
 
+    load_passes()
     rng = random.Random(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

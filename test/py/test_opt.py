@@ -73,3 +73,42 @@ def test_a_pass_that_breaks_on_unexpected_ir_is_a_diagnostic(monkeypatch):
         with pytest.raises(StepFailed) as info:
             run_pipeline(module, [Step("broken", "broken", Broken())])
     assert info.value.diagnostics[0].message.startswith("internal error in broken: KeyError: 'missing'")
+
+
+def test_a_registered_pass_runs_by_name_and_a_taken_name_is_refused(monkeypatch, tmp_path, capsys):
+    """A target's own pass joins the registry with tilec.passes.register (as each target's passes
+    package does on import): tilec-opt lists it and runs it by name; a second class under a name
+    already taken is an error naming the first."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from tilec import passes
+    from tilec.passes.base import TilePass
+    from tilec.tools import opt
+
+    @dataclass(frozen=True)
+    class MarkPass(TilePass):
+        """Marks the module."""
+
+        name: ClassVar[str] = "toy-mark"
+
+        def run(self, module):
+            from mlir import ir
+
+            module.operation.attributes["toy.marked"] = ir.UnitAttr.get()
+
+    monkeypatch.setitem(passes.REGISTRY, "toy-mark", MarkPass)  # taken out again after the test
+    passes.register(MarkPass)
+    passes.register(MarkPass)  # the same class again: nothing changes
+    source = tmp_path / "f.mlir"
+    source.write_text(VALID)
+    assert opt.main([str(source), "-p", "toy-mark,tile-cpu-atomics"]) == 0
+    assert "toy.marked" in capsys.readouterr().out
+    assert "toy-mark" in opt.list_passes()
+
+    @dataclass(frozen=True)
+    class OtherPass(TilePass):
+        name: ClassVar[str] = "toy-mark"
+
+    with pytest.raises(ValueError, match="pass name 'toy-mark' is taken by .*MarkPass"):
+        passes.register(OtherPass)

@@ -1,4 +1,7 @@
-"""The registry of tilec passes, by kebab-case name. Adding a pass: one file, one line here."""
+"""The registry of tilec passes, by kebab-case name. Adding a target-neutral pass: one file in this
+folder, one line here. A target's own passes live in its folder (tilec/targets/<name>/passes/) and
+are added with `register` when that package is imported: its compiler imports it, and
+`tilec.targets.load_passes()` imports every target's (tilec-opt does)."""
 
 from __future__ import annotations
 
@@ -7,22 +10,6 @@ from .base import PassError, TilePass
 from .canonicalize import CanonicalizePass
 from .check_bounds import CheckBoundsPass
 from .convert_tile_to_gpu import ConvertTileToGpuPass
-from .convert_tile_to_linalg import ConvertTileToLinalgPass
-from .cpu_atomics import CpuAtomicsPass
-from .cpu_check_bounds import CpuCheckBoundsPass
-from .cpu_duplicate_producers import CpuDuplicateProducersPass
-from .cpu_expand_maps import CpuExpandMapsPass
-from .cpu_grid import CpuGridPass
-from .cpu_pointer_increments import CpuPointerIncrementsPass
-from .cpu_pointer_offsets import CpuPointerOffsetsPass
-from .cpu_safe_division import CpuSafeDivisionPass
-from .cpu_saturating_conversions import CpuSaturatingConversionsPass
-from .cpu_strided_copies import CpuStridedCopiesPass
-from .cpu_vectorize_dots import CpuVectorizeDotsPass
-from .cpu_version_looped_masks import CpuVersionLoopedMasksPass
-from .cpu_version_masks import CpuVersionMasksPass
-from .cpu_version_remainders import CpuVersionRemaindersPass
-from .cpu_widen_bool_buffers import CpuWidenBoolBuffersPass
 from .exact_remainder import ExactFloatRemainderPass
 from .expand_float64_math import ExpandFloat64MathPass
 from .expand_sort import ExpandSortPass
@@ -49,25 +36,20 @@ REGISTRY: dict[str, type[TilePass]] = {
         PipelineLoadsPass,
         ConvertTileToGpuPass,
         RematerializeThreadValuesPass,
-        CpuExpandMapsPass,
-        CpuPointerIncrementsPass,
-        CpuVersionRemaindersPass,
-        CpuVersionMasksPass,
-        CpuVersionLoopedMasksPass,
-        CpuGridPass,
-        CpuSafeDivisionPass,
-        CpuSaturatingConversionsPass,
-        CpuCheckBoundsPass,
-        ConvertTileToLinalgPass,
-        CpuAtomicsPass,
-        CpuVectorizeDotsPass,
-        CpuWidenBoolBuffersPass,
-        CpuDuplicateProducersPass,
-        CpuPointerOffsetsPass,
-        CpuStridedCopiesPass,
         TensorMapParamsPass,
         VerifyPass,
     )
 }
 
-__all__ = ["REGISTRY", "PassError", "TensorMapParamsPass", "TilePass"]
+
+def register(*passes: type[TilePass]) -> None:
+    """Adds a target's passes to the registry (by their `name`); a name taken by another pass is an
+    error, registering the same class again is not."""
+    for cls in passes:
+        taken = REGISTRY.get(cls.name)
+        if taken is not None and taken is not cls:
+            raise ValueError(f"pass name '{cls.name}' is taken by {taken.__module__}.{taken.__qualname__}")
+        REGISTRY[cls.name] = cls
+
+
+__all__ = ["REGISTRY", "PassError", "TensorMapParamsPass", "TilePass", "register"]

@@ -69,9 +69,15 @@ from tilec.dialects.kernel_arrays import format_array
 
 from . import cp_async, wgmma, wgmma_swapped
 from .base import TilePass, defining_op, ops_named
-from .cpu_version_masks import _pure_slice, hoist_slice, split_body
-from .cpu_version_remainders import remainder_is_identity, scalar_part, without_remainders
 from .lowering_common import segments
+from .versioning import (
+    hoist_slice,
+    pure_slice,
+    remainder_is_identity,
+    scalar_part,
+    split_body,
+    without_remainders,
+)
 
 _TAG = "tile.pointer_copy"  # marks a planned load while the body is copied (removed after)
 _NONNEGATIVE_ATOMS = ("tile.program_id", "tile.num_programs")
@@ -298,10 +304,10 @@ def _facts_slice(plan: _Plan, positions: dict, outside: frozenset) -> set | None
     found = set()
     for rem in plan.tiles.remainders:
         for v in rem.operands:
-            if _pure_slice(v, positions, found, outside) is None:
+            if pure_slice(v, positions, found, outside) is None:
                 return None
     for atom in plan.atoms_of([*plan.extents, *plan.nonnegative]):
-        if _pure_slice(atom, positions, found, outside) is None:
+        if pure_slice(atom, positions, found, outside) is None:
             return None
     return scalar_part(found)
 

@@ -20,6 +20,7 @@ __all__ = [
     "TARGETS",
     "Stage",
     "Target",
+    "load_passes",
     "pipeline_text",
     "register",
     "target_for",
@@ -32,6 +33,15 @@ def register(target: Target) -> Target:
     """Adds a target (first, so that it may claim names another target matches); returns it."""
     TARGETS.insert(0, target)
     return target
+
+
+def load_passes() -> None:
+    """Registers every target's own passes (tilec.passes.REGISTRY then holds all of tilec's)."""
+    import importlib
+
+    for target in TARGETS:
+        if target.passes:
+            importlib.import_module(target.passes)
 
 
 def target_for(arch: str) -> Target:

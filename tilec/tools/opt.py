@@ -244,7 +244,9 @@ def version_text() -> str:
 def list_passes(width: int = 110) -> str:
     """Each tilec pass: its name, its summary, then its options with their types and defaults."""
     from tilec.passes import REGISTRY
+    from tilec.targets import load_passes
 
+    load_passes()
     lines = []
     for pass_name, cls in sorted(REGISTRY.items()):
         lines.append(f"  {pass_name}")
@@ -297,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_pipeline:
         return print_pipeline(args, out_stream, err)
     from tilec.passes.pipeline import PipelineError, parse_pipeline
+    from tilec.targets import load_passes
 
+    load_passes()  # a target's passes are named like the others
     name = "<stdin>" if args.input == "-" else args.input
     try:
         text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()

@@ -23,6 +23,7 @@ from mlir import ir
 
 from tilec.dialects import tile
 from tilec.targets.base import Stage
+from tilec.targets.cpu import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import run_stage
 from tilec.targets.tools import ToolError, host_linker, llvm_tool, run_tool
 

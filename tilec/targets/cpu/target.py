@@ -8,6 +8,7 @@ from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 class CpuTarget(Target):
     name = "cpu"
     binaries = ("so",)
+    passes = "tilec.targets.cpu.passes"
 
     def compile(self, kernel, module) -> None:
         from . import compiler

@@ -10,7 +10,7 @@ replace AVX's masked ones (vmaskmovps, slow on AMD's cores, stores above all) ne
 accesses whose tiles are buffers anyway are versioned: a load or store fused with elementwise code
 (a layer norm's loops over column blocks) would lose that fusion to the branch. The test comes
 from the mask's bounds where it can (a scalar compare for `offs_k < K - k * BLOCK_K`), else from a
-reduction of the mask (cpu_version_masks.all_true).
+reduction of the mask (versioning.all_true).
 
     %x = tile.load(%p, %m, %other)
       =>  %all = <every element of %m is true>
@@ -29,9 +29,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import scf
 
-from .base import TilePass, defining_op, ops_named
-from .cpu_version_masks import LOOPS, all_true
-from .lowering_common import segments, without_mask
+from tilec.passes.base import TilePass, defining_op, ops_named
+from tilec.passes.lowering_common import segments, without_mask
+from tilec.passes.versioning import LOOPS, all_true
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .base import TilePass, ops_named
+from tilec.passes.base import TilePass, ops_named
 
 _MAX_BODY_OPS = 12  # a few index computations, masks and pointer offsets
 # A value used more often stays in its buffer. Layernorm's columns have 9 uses (the loads of x, w

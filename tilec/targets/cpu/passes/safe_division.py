@@ -21,8 +21,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.dialects import tile
-
-from .base import TilePass, ops_named
+from tilec.passes.base import TilePass, ops_named
 
 SIGNED = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
 UNSIGNED = ("arith.divui", "arith.remui", "arith.ceildivui")

@@ -21,8 +21,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.dialects import tile
-
-from .base import TilePass, ops_named
+from tilec.passes.base import TilePass, ops_named
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,8 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.dialects import tile
-
-from .base import PassError, TilePass
-from .bounds_checks import guard_accesses, has_accesses, pointer_arguments
+from tilec.passes.base import PassError, TilePass
+from tilec.passes.bounds_checks import guard_accesses, has_accesses, pointer_arguments
 
 SCRATCH_WORD = 1
 FIRST_RANGE_WORD = 2

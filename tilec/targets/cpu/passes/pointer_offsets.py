@@ -19,8 +19,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from .base import TilePass, ops_named
-from .lowering_common import DYNAMIC_INDEX
+from tilec.passes.base import TilePass, ops_named
+from tilec.passes.lowering_common import DYNAMIC_INDEX
 
 _LOOPS = ("linalg.generic", "scf.for", "scf.parallel", "scf.forall")
 _MAX_TERMS = 16  # an address is a handful of terms; a longer chain is left as it is

@@ -16,7 +16,7 @@ by `x`:
 
 Only remainders at the kernel's top level (or, where it has none, in the body of a loop there: a
 persistent kernel's tile loop, each tile testing its own offsets) whose offsets are built from
-ranges, splats and constants by additions and multiplications by constants (cpu_version_masks'
+ranges, splats and constants by additions and multiplications by constants (versioning's
 bounds) and computed by pure ops from the arguments, the program id and the values around the
 block, and whose results flow into addresses, count. `tl.where(x < M, x, 0)` clamps count as
 `x % M` does (affine_tiles.wrapped_value).
@@ -32,10 +32,16 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.analysis.affine_tiles import enclosing_blocks, wrapped_value
-from tilec.dialects import tile
-
-from .base import TilePass, defining_op, ops_in_order, ops_named
-from .cpu_version_masks import LOOPS, _bounds, _pure_slice, hoist_slice, split_body
+from tilec.passes.base import TilePass, ops_named
+from tilec.passes.versioning import (
+    LOOPS,
+    hoist_slice,
+    pure_slice,
+    remainder_is_identity,
+    scalar_part,
+    split_body,
+    without_remainders,
+)
 
 _ADDRESS_USERS = ("tile.addptr",)  # an integer tile reaches an address as an offset
 _SEARCH_DEPTH = 8  # ops between a remainder and the address it feeds (expand_dims, muli, addptr...)
@@ -81,8 +87,8 @@ def _version_block(fn: ir.Operation, ops: list, outside: frozenset) -> bool:
         wrap = wrapped_value(op) if op.results and op.name in ("arith.remsi", "arith.select") else None
         if wrap is None or not _feeds_addresses(op.results[0]):
             continue
-        found = _pure_slice(wrap[0], positions, set(), outside)
-        found_modulus = _pure_slice(wrap[1], positions, set(), outside)
+        found = pure_slice(wrap[0], positions, set(), outside)
+        found_modulus = pure_slice(wrap[1], positions, set(), outside)
         if found is None or found_modulus is None:
             continue
         scalars = scalar_part(found | found_modulus)
@@ -110,59 +116,3 @@ def _version_block(fn: ir.Operation, ops: list, outside: frozenset) -> bool:
         branch = scf.IfOp(identity, results, has_else=True)
     split_body(branch, ops, slice_ops, without_remainders(wrapped))
     return True
-
-
-def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
-    """At the insertion point: i1, the wrap `op` (`x % M`, or `where(x < M, x, c)`, of an i32 or i64
-    tile: wrapped_value) is x for every element (`0 <= min(x)` and `max(x) < M`), from x's
-    bounds; None when x has none."""
-    i64 = ir.IntegerType.get_signless(64)
-    x, bound = wrapped_value(op)
-    bounds = _bounds(x)  # (exact i64 bounds of i32 tiles, and of i64 ones widened from i32 values)
-    if bounds is None or tile.element_of(x.type) not in (ir.IntegerType.get_signless(32), i64):
-        return None
-    modulus = bound if bound.type == i64 else arith.extsi(i64, bound)
-    zero = arith.ConstantOp(i64, 0).result
-    holds = arith.andi(
-        arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
-        arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
-    )
-    if bounds[3] is not None:  # i32 values it was widened from lie within i32
-        holds = arith.andi(holds, bounds[3])
-    return holds
-
-
-def without_remainders(wrapped: list):
-    """split_body's `clone` for the copy where the wraps `wrapped` are the identity."""
-
-    def clone(op, mapping):
-        if op in wrapped:  # `x % M` (or `where(x < M, x, c)`) is x here
-            x = wrapped_value(op)[0]
-            mapping[op.results[0]] = mapping.get(x, x)
-        else:
-            clone_mapped(op, mapping)
-
-    return clone
-
-
-def scalar_part(slice_ops: set) -> set | None:
-    """The ops of a pure slice that compute scalars, when none of them reads a tile of the slice."""
-    scalars = {op for op in slice_ops if not any(tile.shape_of(r.type) for r in op.results)}
-    for op in scalars:
-        for v in op.operands:
-            producer = defining_op(v)
-            if producer is not None and producer in slice_ops and producer not in scalars:
-                return None
-    return scalars
-
-
-def clone_mapped(op: ir.Operation, mapping: dict) -> None:
-    """Clones `op` (with its regions) at the insertion point, its operands and those of the ops
-    nested in it read through `mapping`; records the clone's results in `mapping`."""
-    new = op.clone()
-    for nested in ops_in_order(new):
-        for i, v in enumerate(list(nested.operands)):
-            if v in mapping:
-                nested.operands[i] = mapping[v]
-    for old, r in zip(op.results, new.results):
-        mapping[old] = r

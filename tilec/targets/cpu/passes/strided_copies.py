@@ -16,7 +16,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import linalg
 
-from .base import TilePass
+from tilec.passes.base import TilePass
 
 
 def _contiguous(t: ir.Type) -> bool:

@@ -16,9 +16,8 @@ from mlir.dialects import arith, linalg, llvm, scf, tensor
 from mlir.dialects import func as func_d
 
 from tilec.dialects import tile
-
-from .base import PassError, TilePass, ops_named
-from .lowering_common import clone_combiner, segments, zero
+from tilec.passes.base import PassError, TilePass, ops_named
+from tilec.passes.lowering_common import clone_combiner, segments, zero
 
 _NO_ASM = (
     "tl.inline_asm_elementwise runs GPU assembly (PTX or AMDGCN), which the CPU target cannot run: "

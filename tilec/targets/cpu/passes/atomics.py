@@ -12,9 +12,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func, llvm
 
-from .base import PassError, TilePass
-from .lowering_common import RMW_OPS, rmw_op
-from .lowering_common import ordering as lc_ordering
+from tilec.passes.base import PassError, TilePass
+from tilec.passes.lowering_common import RMW_OPS, rmw_op
+from tilec.passes.lowering_common import ordering as lc_ordering
 
 INTEGER_ONLY = {"umax", "umin", "and", "or", "xor", "cas"}  # llvm.cmpxchg takes integers only
 

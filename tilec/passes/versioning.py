@@ -1,81 +1,24 @@
-"""tile-cpu-version-masks: a loop-free kernel whose loads and stores are masked runs an unmasked copy
-of its body when every mask is all true (CPU).
+"""Loop-body versioning: the pieces the passes that run a fast copy of a body under a runtime test
+share (tile-cpu-version-masks, tile-cpu-version-remainders, tile-pointer-tensor-copies).
 
-On the CPU target a masked load or store must not touch the masked-off addresses: LLVM vectorizes
-it with AVX's masked moves (vmaskmovps), which are slow on AMD's cores, the masked store above
-all. A grid of `offs < n` blocks is full everywhere but at the end, so the kernel tests its masks
-once and takes a copy of the body with the masks dropped, which LLVM vectorizes with plain moves:
-the vector add goes from 16 to 26-30 GB/s on a 2-core AMD EPYC (NumPy: 23-25).
-
-    %m = arith.cmpi slt, %offs, %n;  %x = tile.load(%p, %m, %zero);  tile.store(%q, %x, %m)
-      =>  %m = ...;  %all = <every element of %m is true>
-          scf.if %all { %x = tile.load(%p);  tile.store(%q, %x) }
-          else { %x = tile.load(%p, %m, %zero);  tile.store(%q, %x, %m) }
-
-Only the masks of the loads and stores at the kernel's top level count, when they are computed by
-pure ops from the arguments and the program id (not from loaded values). Kernels with loops are left
-alone: the copy would double their code for an epilogue's stores.
+A pure slice is the ops of a body that compute a value from its arguments without reading memory;
+hoisted before the body, it feeds a test (`all_true` of a mask, `remainder_is_identity` of a wrap,
+both from the exact i64 `bounds` of index tiles), and `split_body` puts the body in the two
+branches of an scf.if: the fast copy made by a `clone` callback, the original as it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from tilec.analysis.affine_tiles import wrapped_value
 from tilec.dialects import tile
 
-from .base import TilePass, defining_op, ops_named
+from .base import defining_op, ops_in_order
 from .hoist_loads import is_pure
-from .lowering_common import segments, without_mask
 
 LOOPS = ("scf.for", "scf.while")
-_COMBINERS = ("tile.reduce", "tile.scan")  # regions that only combine their own arguments
-
-
-@dataclass(frozen=True)
-class CpuVersionMasksPass(TilePass):
-    """Run an unmasked copy of a loop-free kernel's body when all its load/store masks are true."""
-
-    name: ClassVar[str] = "tile-cpu-version-masks"
-
-    def run(self, module: ir.Module) -> None:
-        for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes:
-                _version(fn)
-
-
-def _version(fn: ir.Operation) -> None:
-    block = fn.regions[0].blocks[0]
-    ops = [op.operation for op in block.operations]
-    if any(ops_named(fn, name) for name in LOOPS):
-        return
-    if any(op.regions and op.name not in _COMBINERS for op in ops):
-        return
-    positions = {op: i for i, op in enumerate(ops)}
-    masked, slice_ops = [], set()
-    for op in ops:
-        if op.name not in ("tile.load", "tile.store") or not segments(op)["mask"]:
-            continue
-        if "volatile" in op.attributes or segments(op).get("coords"):
-            continue
-        found = _pure_slice(segments(op)["mask"][0], positions, set())
-        if found is not None:
-            masked.append(op)
-            slice_ops |= found
-    if not masked:
-        return
-    # The masks' computation first (pure, it depends on nothing else in the body), then the test.
-    first = hoist_slice(ops, slice_ops, positions)
-    with fn.location, ir.InsertionPoint(first):
-        everywhere = None
-        for mask in dict.fromkeys(segments(op)["mask"][0] for op in masked):
-            true = all_true(mask)
-            everywhere = true if everywhere is None else arith.andi(everywhere, true)
-        branch = scf.IfOp(everywhere, [], has_else=True)
-    split_body(branch, ops, slice_ops, lambda op, mapping: _clone_unmasked(op, mapping, op in masked))
 
 
 def hoist_slice(ops: list, slice_ops: set, positions: dict) -> ir.Operation:
@@ -110,7 +53,7 @@ def split_body(branch, ops: list, slice_ops: set, clone) -> dict:
     return mapping
 
 
-def _pure_slice(value: ir.Value, positions: dict, seen: set, outside: frozenset = frozenset()) -> set | None:
+def pure_slice(value: ir.Value, positions: dict, seen: set, outside: frozenset = frozenset()) -> set | None:
     """The body's ops computing `value`, when all are pure and read no memory; else None. Values of
     the blocks `outside` (those enclosing the body) are taken as they are, as kernel arguments."""
     op = defining_op(value)
@@ -122,7 +65,7 @@ def _pure_slice(value: ir.Value, positions: dict, seen: set, outside: frozenset 
         return None
     seen.add(op)
     for v in op.operands:
-        if _pure_slice(v, positions, seen, outside) is None:
+        if pure_slice(v, positions, seen, outside) is None:
             return None
     return seen
 
@@ -133,7 +76,7 @@ def all_true(mask: ir.Value) -> ir.Value:
     shape = tile.shape_of(mask.type)
     if not shape:
         return mask
-    found = _from_bounds(mask)
+    found = from_bounds(mask)
     if found is not None:
         return found
     i32 = ir.IntegerType.get_signless(32)
@@ -143,22 +86,13 @@ def all_true(mask: ir.Value) -> ir.Value:
     return arith.cmpi(arith.CmpIPredicate.ne, value, arith.ConstantOp(i32, 0).result)
 
 
-def _clone_unmasked(op: ir.Operation, mapping: dict, drop_mask: bool) -> None:
-    if drop_mask:
-        new = without_mask(op, lambda v: mapping.get(v, v))  # created at the insertion point
-    else:
-        new = op.clone()
-        for i, v in enumerate(list(op.operands)):
-            new.operands[i] = mapping.get(v, v)
-    for old, r in zip(op.results, new.results):
-        mapping[old] = r
-
-
 _BOUND_PREDICATES = {2: "slt", 3: "sle", 4: "sgt", 5: "sge"}  # arith.cmpi's numbering
+
+
 _EXACT = 1 << 62  # bounds computed in i64 stay exact below this magnitude
 
 
-def _from_bounds(mask: ir.Value) -> ir.Value | None:
+def from_bounds(mask: ir.Value) -> ir.Value | None:
     """i1 from the masks' bounds: `x < y` holds everywhere when max(x) < min(y) (x <= y, x > y,
     x >= y alike), `a & b` when both do; None for other masks. The bounds are exact 64-bit values
     of what the i32 or i64 tiles compute, and the test also asks that every i32 value they were
@@ -168,9 +102,9 @@ def _from_bounds(mask: ir.Value) -> ir.Value | None:
     if op is None:
         return None
     if op.name in ("tile.broadcast", "tile.expand_dims"):
-        return _from_bounds(op.operands[0])
+        return from_bounds(op.operands[0])
     if op.name == "arith.andi":
-        a, b = (_from_bounds(v) for v in op.operands)
+        a, b = (from_bounds(v) for v in op.operands)
         return None if a is None or b is None else arith.andi(a, b)
     if op.name != "arith.cmpi":
         return None
@@ -178,7 +112,7 @@ def _from_bounds(mask: ir.Value) -> ir.Value | None:
     element = tile.element_of(op.operands[0].type)
     if predicate is None or element not in (_int(32), _int(64)):
         return None
-    x, y = (_bounds(v) for v in op.operands)
+    x, y = (index_bounds(v) for v in op.operands)
     if x is None or y is None:
         return None
     test = getattr(arith.CmpIPredicate, predicate)
@@ -207,7 +141,7 @@ def _both(a, b):
     return b if a is None else a if b is None else arith.andi(a, b)
 
 
-def _bounds(value: ir.Value):
+def index_bounds(value: ir.Value):
     """(min, max, a bound on their magnitude, i1 that must hold or None) of an i32 or i64 tile as
     exact i64 scalars, for tiles built from ranges, splats (of i32 scalars, or of i64 ones widened
     from i32) and constants by additions, multiplications by constants >= 0 and sign extension
@@ -236,23 +170,79 @@ def _bounds(value: ir.Value):
             if source is not None and source.name == "arith.extsi" and source.operands[0].type == _int(32):
                 found = scalar, scalar, 1 << 31, None
     elif op.name == "arith.extsi" and tile.element_of(op.operands[0].type) == _int(32):
-        inner = _bounds(op.operands[0])
+        inner = index_bounds(op.operands[0])
         if inner is not None:
             found = inner[0], inner[1], inner[2], _both(inner[3], _within_i32(inner))
     elif op.name in ("tile.broadcast", "tile.expand_dims"):
-        found = _bounds(op.operands[0])
+        found = index_bounds(op.operands[0])
     elif op.name == "arith.addi":
-        a, b = (_bounds(v) for v in op.operands)
+        a, b = (index_bounds(v) for v in op.operands)
         if a is not None and b is not None:
             found = arith.addi(a[0], b[0]), arith.addi(a[1], b[1]), a[2] + b[2], _both(a[3], b[3])
     elif op.name == "arith.muli":
         for term, factor in (tuple(op.operands), tuple(op.operands)[::-1]):
             c = tile.splat_constant(factor)
             if c is not None and ir.IntegerAttr(c).value >= 0:
-                a = _bounds(term)
+                a = index_bounds(term)
                 if a is not None:
                     k = ir.IntegerAttr(c).value
                     scale = arith.ConstantOp(i64, k).result
                     found = arith.muli(a[0], scale), arith.muli(a[1], scale), a[2] * k, a[3]
                 break
     return found if found is not None and found[2] < _EXACT else None
+
+
+def remainder_is_identity(op: ir.Operation) -> ir.Value | None:
+    """At the insertion point: i1, the wrap `op` (`x % M`, or `where(x < M, x, c)`, of an i32 or i64
+    tile: wrapped_value) is x for every element (`0 <= min(x)` and `max(x) < M`), from x's
+    bounds; None when x has none."""
+    i64 = ir.IntegerType.get_signless(64)
+    x, bound = wrapped_value(op)
+    bounds = index_bounds(x)  # (exact i64 bounds of i32 tiles, and of i64 ones widened from i32 values)
+    if bounds is None or tile.element_of(x.type) not in (ir.IntegerType.get_signless(32), i64):
+        return None
+    modulus = bound if bound.type == i64 else arith.extsi(i64, bound)
+    zero = arith.ConstantOp(i64, 0).result
+    holds = arith.andi(
+        arith.cmpi(arith.CmpIPredicate.sge, bounds[0], zero),
+        arith.cmpi(arith.CmpIPredicate.slt, bounds[1], modulus),
+    )
+    if bounds[3] is not None:  # i32 values it was widened from lie within i32
+        holds = arith.andi(holds, bounds[3])
+    return holds
+
+
+def without_remainders(wrapped: list):
+    """split_body's `clone` for the copy where the wraps `wrapped` are the identity."""
+
+    def clone(op, mapping):
+        if op in wrapped:  # `x % M` (or `where(x < M, x, c)`) is x here
+            x = wrapped_value(op)[0]
+            mapping[op.results[0]] = mapping.get(x, x)
+        else:
+            clone_mapped(op, mapping)
+
+    return clone
+
+
+def scalar_part(slice_ops: set) -> set | None:
+    """The ops of a pure slice that compute scalars, when none of them reads a tile of the slice."""
+    scalars = {op for op in slice_ops if not any(tile.shape_of(r.type) for r in op.results)}
+    for op in scalars:
+        for v in op.operands:
+            producer = defining_op(v)
+            if producer is not None and producer in slice_ops and producer not in scalars:
+                return None
+    return scalars
+
+
+def clone_mapped(op: ir.Operation, mapping: dict) -> None:
+    """Clones `op` (with its regions) at the insertion point, its operands and those of the ops
+    nested in it read through `mapping`; records the clone's results in `mapping`."""
+    new = op.clone()
+    for nested in ops_in_order(new):
+        for i, v in enumerate(list(nested.operands)):
+            if v in mapping:
+                nested.operands[i] = mapping[v]
+    for old, r in zip(op.results, new.results):
+        mapping[old] = r

@@ -13,7 +13,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith
 
-from .base import TilePass
+from tilec.passes.base import TilePass
 
 
 def _widened(t: ir.Type) -> ir.Type | None:

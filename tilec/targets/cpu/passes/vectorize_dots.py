@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from mlir import ir, passmanager
 
-from .base import TilePass, ops_named
+from tilec.passes.base import TilePass, ops_named
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.dialects import tile
-
-from .base import TilePass, ops_named
+from tilec.passes.base import TilePass, ops_named
 
 CONVERSIONS = ("arith.fptosi", "arith.fptoui")
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, func, scf
 
-from .base import PassError, TilePass
+from tilec.passes.base import PassError, TilePass
 
 PROGRAM_SUFFIX = "_program"
 GRID_ARGS = ("pid_begin", "pid_end", "grid_x", "grid_y", "grid_z", "status")
