@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tilec.passes import wgmma
 from tilec.passes.layouts import Blocked, Interleaved, Slice, constant_classes, thread_bases
+from tilec.targets.nvidia.lowering import wgmma
 
 
 @pytest.mark.parametrize("m,warps", [(64, 4), (128, 4), (128, 8), (256, 8)])

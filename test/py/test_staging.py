@@ -6,7 +6,7 @@ import pytest
 from mlir import ir, passmanager
 from mlir.dialects import arith, func
 
-from tilec.passes import wgmma
+from tilec.targets.nvidia.lowering import wgmma
 
 # (m, n, k, kind, warps, B mode, swizzle, A M-major)
 LAYOUTS = [
@@ -89,7 +89,7 @@ def test_swapped_staging_fragments(m, n, k, warps, swizzled_b):
     wants (fragment_offset: B's (8 ks + 4 q + t, 16 w + 8 h + g + 16 W j)), and a swizzled B is what
     tensor copies write: box c (32 values of N, all K rows) at offset(1, 0, c), row r at 128 r, the
     16-byte chunk of value x at chunk (x / 4) ^ (r mod 8)."""
-    from tilec.passes.wgmma_swapped import SwappedStaging
+    from tilec.targets.nvidia.lowering.wgmma_swapped import SwappedStaging
 
     staging = SwappedStaging(m, n, k, warps, swizzle=True, swizzled_b=swizzled_b)
     assert staging.swizzled_b == swizzled_b

@@ -483,7 +483,8 @@ def test_tensor_map_params_must_be_pointers():
     from mlir import ir
 
     from tilec.dialects import tile
-    from tilec.passes import PassError, TensorMapParamsPass
+    from tilec.passes import PassError
+    from tilec.targets.nvidia.passes import TensorMapParamsPass
 
     with tile.make_context():
         module = ir.Module.parse(

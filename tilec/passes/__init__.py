@@ -15,10 +15,6 @@ from .expand_float64_math import ExpandFloat64MathPass
 from .expand_sort import ExpandSortPass
 from .hoist_loads import HoistLoadsPass
 from .lower_fp8 import LowerFp8Pass
-from .pipeline_loads import PipelineLoadsPass
-from .pointer_tensor_copies import PointerTensorCopiesPass
-from .rematerialize_thread_values import RematerializeThreadValuesPass
-from .tensor_map_params import TensorMapParamsPass
 from .verify import VerifyPass
 
 REGISTRY: dict[str, type[TilePass]] = {
@@ -32,11 +28,7 @@ REGISTRY: dict[str, type[TilePass]] = {
         AxisInfoPass,
         HoistLoadsPass,
         CheckBoundsPass,
-        PointerTensorCopiesPass,
-        PipelineLoadsPass,
         ConvertTileToGpuPass,
-        RematerializeThreadValuesPass,
-        TensorMapParamsPass,
         VerifyPass,
     )
 }
@@ -52,4 +44,4 @@ def register(*passes: type[TilePass]) -> None:
         REGISTRY[cls.name] = cls
 
 
-__all__ = ["REGISTRY", "PassError", "TensorMapParamsPass", "TilePass", "register"]
+__all__ = ["REGISTRY", "PassError", "TilePass", "register"]

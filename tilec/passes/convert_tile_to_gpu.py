@@ -17,7 +17,6 @@ warps through shared memory; `exp` goes through `exp2` (ex2.approx on NVIDIA, v_
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -27,8 +26,9 @@ from mlir.dialects import arith, gpu, llvm, scf
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import kernel_arrays, tile
 
-from . import cp_async, lower_fp8, mfma, mma, store_vectors, tma, wgmma, wgmma_swapped
+from . import lower_fp8, store_vectors, tensor_cores
 from .base import PassError, TilePass, ops_named
+from .gpu_vendor import Vendor, vendor_named
 from .layouts import Blocked, Interleaved, Slice, constant_classes, default_blocked
 from .lowering_common import DYNAMIC_INDEX, clone_combiner, rmw_op, segments, semantics_of, zero
 from .lowering_common import ordering as lc_ordering
@@ -64,9 +64,9 @@ class ConvertTileToGpuPass(TilePass):
     fp_fusion: bool = True  # fp32 a * b + c may fuse into one FMA (Triton's enable_fp_fusion)
 
     def run(self, module: ir.Module) -> None:
-        if self.vendor not in _EXP2:
-            raise PassError(f"unknown vendor '{self.vendor}' (expected nvidia or amd)")
-        _VENDOR.name = self.vendor
+        vendor = vendor_named(self.vendor)
+        if self.mfma_i8_k not in (16, 32):
+            raise PassError(f"mfma-i8-k must be 16 or 32, got {self.mfma_i8_k}")
         kernels = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
         kernels = [k for k in kernels if "tile.kernel" in k.attributes]
         if not kernels:
@@ -76,14 +76,8 @@ class ConvertTileToGpuPass(TilePass):
             gmod = gpu.GPUModuleOp("tilec_kernels")
             gmod.regions[0].blocks.append()
         for k in kernels:
-            lowering = _KernelLowering(k, gmod, self.num_warps, self.warp_size)
-            lowering.mma = self.mma and self.vendor == "nvidia" and self.warp_size == 32
-            lowering.wgmma = self.wgmma and self.vendor == "nvidia" and self.warp_size == 32
-            lowering.mfma = self.mfma and self.vendor == "amd" and self.warp_size == 64
-            if self.mfma_i8_k not in (16, 32):
-                raise PassError(f"mfma-i8-k must be 16 or 32, got {self.mfma_i8_k}")
-            lowering.mfma_i8_k = self.mfma_i8_k
-            lowering.tma = self.tma and lowering.wgmma
+            lowering = _KernelLowering(k, gmod, self.num_warps, self.warp_size, vendor)
+            vendor.configure(lowering, self)
             lowering.fp_fusion = self.fp_fusion
             lowering.run()
             k.erase()
@@ -146,16 +140,18 @@ def _is_lazy(op: ir.Operation) -> bool:
 
 
 class _KernelLowering:
-    def __init__(self, fn: ir.Operation, gmod, num_warps: int, warp_size: int):
+    def __init__(self, fn: ir.Operation, gmod, num_warps: int, warp_size: int, vendor: Vendor):
         self.fn = fn
+        self.vendor = vendor  # the hardware's answers and tensor-core lowerings (gpu_vendor.py)
         self.gmod = gmod
         self.num_warps = num_warps
         self.warp_size = warp_size
         self.threads = num_warps * warp_size
-        self.mma = False  # set by the pass: tl.dot may use tensor cores (mma.sync)
-        self.wgmma = False  # set by the pass: tl.dot may use warpgroup tensor cores (sm_90a)
-        self.mfma = False  # set by the pass: tl.dot may use AMD matrix cores
-        self.mfma_i8_k = 32  # set by the pass: which int8 matrix instruction the chip has
+        # set by the vendor's `configure` from the pass's options:
+        self.mma = False  # tl.dot may use tensor cores (mma.sync)
+        self.wgmma = False  # tl.dot may use warpgroup tensor cores (sm_90a)
+        self.mfma = False  # tl.dot may use AMD matrix cores
+        self.mfma_i8_k = 32  # which int8 matrix instruction the chip has
         self.preferred: dict = {}  # value -> layout for loop-carried values (tensor-core accumulators)
         self.load_layouts: dict = {}  # load result -> column-major layout (contiguous along dim 0 only)
         self.axis = AxisAnalysis()
@@ -174,7 +170,7 @@ class _KernelLowering:
         self.rings: dict = {}  # tile.dot -> cp_async.Ring (operands streamed into shared memory)
         self.streamed: set = set()  # the tile.loads those rings copy (they get no registers)
         self.war_barriers: list = []  # (barrier, visibility barrier) of looped warpgroup-MMA dots
-        self.tma = False  # set by the pass: rings may be filled by tensor copies (tma.py)
+        self.tma = False  # set by the vendor: rings may be filled by tensor copies (tma.py)
         self.fp_fusion = True  # set by the pass: fp32 multiplies and adds may contract into FMAs
         self.tensor_maps: list = []  # what the launcher encodes for each tensor-map parameter
         self.tensor_map_params: list = []  # their kernel parameters (!llvm.ptr block arguments)
@@ -204,7 +200,7 @@ class _KernelLowering:
         `b.T` given through strides) load in a column-major layout: vectors along dim 0 instead of
         one element per access. Loop-carried copies of them (prefetched loads) keep that layout."""
 
-        transposed_b = wgmma.row_major_tf32_b_loads(self.fn, self.num_warps, self.axis) if self.wgmma else {}
+        transposed_b = self.vendor.transposed_loads(self)
 
         def visit(op):
             op = op.operation if hasattr(op, "operation") else op
@@ -293,18 +289,15 @@ class _KernelLowering:
             self.lane = arith.remui(self.tid, _i32(self.warp_size))
             self.warp = arith.divui(self.tid, _i32(self.warp_size))
             self.prologue_end = arith.ConstantOp(ir.IntegerType.get_signless(32), 0).operation
-            if self.mma or self.wgmma or self.mfma:
-                self.preferred = mma.plan_layouts(block, self.accumulator_layout)
+            if self.vendor.uses_tensor_cores(self):
+                self.preferred = tensor_cores.plan_layouts(block, self.accumulator_layout)
             self._plan_load_layouts()
-            if self.wgmma:
-                cp_async.plan(self)
+            self.vendor.plan(self)
             self.lower_block(block)
             gpu.ReturnOp([])
         if has_asserts:
-            _lower_combiner_asserts(gfn)
-            if self.wgmma:
-                _assert_at_block_ends(gfn)
-        wgmma.elide_war_barriers(self.war_barriers)
+            _lower_combiner_asserts(self.vendor, gfn)
+        self.vendor.finish(self, gfn)
         if self.tensor_maps:
             self._declare_tensor_maps(gfn, entry)
         self.prologue_end.erase()
@@ -376,7 +369,7 @@ class _KernelLowering:
             gfn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
         first = len(types) - len(self.tensor_maps)
         gfn.attributes["tilec.tensor_map_params"] = ir.DenseI32ArrayAttr.get(list(range(first, len(types))))
-        gfn.attributes["tilec.tensor_maps"] = tma.maps_attribute(self.tensor_maps)
+        gfn.attributes["tilec.tensor_maps"] = self.vendor.tensor_maps_attribute(self.tensor_maps)
 
     def _place_smem_regions(self):
         scratch = -(-self.smem_bytes // REGION_ALIGN) * REGION_ALIGN
@@ -394,7 +387,7 @@ class _KernelLowering:
         gfn.attributes["tilec.shared_bytes"] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), self.smem_bytes
         )
-        dynamic = _VENDOR.name == "nvidia"
+        dynamic = self.vendor.dynamic_shared_memory
         size = 0 if dynamic else self.smem_bytes
         body = self.gmod.regions[0].blocks[0]
         for op in body.operations:
@@ -481,22 +474,8 @@ class _KernelLowering:
     # -- tensor cores -------------------------------------------------------------------------
     def tensor_core_lowering(self, dot):
         """(lowering module, operand kind) for a tile.dot that fits a tensor-core instruction the
-        options allow (warpgroup MMA first), else None."""
-        if self.wgmma:
-            kind = wgmma.wgmma_kind(dot, self.num_warps)
-            if kind is not None:
-                return (
-                    wgmma_swapped if wgmma_swapped.applies(dot, self.num_warps, self.axis) else wgmma
-                ), kind
-        if self.mma:
-            kind = mma.mma_kind(dot, self.num_warps)
-            if kind is not None:
-                return mma, kind
-        if self.mfma:
-            kind = mfma.mfma_kind(dot, self.num_warps, self.mfma_i8_k)
-            if kind is not None:
-                return mfma, kind
-        return None
+        options allow, else None (the vendor's choice)."""
+        return self.vendor.tensor_core_lowering(self, dot)
 
     def accumulator_layout(self, dot):
         chosen = self.tensor_core_lowering(dot)
@@ -848,11 +827,11 @@ class _KernelLowering:
 
     def _scalar_math(self, name, result_types, operands, attrs) -> list[ir.Value]:
         if name == "arith.divf" and str(result_types[0]) == "f32" and "afn" in str(attrs.get("fastmath", "")):
-            return [_fast_divide(operands[0], operands[1])]
+            return [self.vendor.fast_divide(operands[0], operands[1])]
         lowering = _MATH.get(name)
         if lowering is not None:
             try:
-                return [lowering(operands, result_types[0])]
+                return [lowering(self.vendor, operands, result_types[0])]
             except PassError as e:  # name the function; the caller adds the op's location
                 raise PassError(f"{name}: {e.message}", e.op) from None
         exact = attrs.pop(NO_FP_FUSION, None) is not None
@@ -921,7 +900,7 @@ def _intrinsic(name: str, t: ir.Type, args, approx: bool = True) -> ir.Value:
 def _exact(name):
     """An exactly rounded intrinsic, computed in f32 for f16/bf16 (exact there too)."""
 
-    def lower(a, t):
+    def lower(vendor, a, t):
         if str(t) in ("f32", "f64"):
             return _intrinsic(name, t, a, approx=False)
         f32 = ir.F32Type.get()
@@ -930,7 +909,7 @@ def _exact(name):
     return lower
 
 
-def _absi(a, t):
+def _absi(vendor, a, t):
     zero = arith.ConstantOp(t, 0).result
     return arith.select(arith.cmpi(arith.CmpIPredicate.slt, a[0], zero), arith.subi(zero, a[0]), a[0])
 
@@ -938,12 +917,12 @@ def _absi(a, t):
 def _in_f32(fn):
     """Computes in f32 for f16/bf16 (and rejects f64, which would need a device library)."""
 
-    def wrapped(operands, t):
+    def wrapped(vendor, operands, t):
         if str(t) == "f32":
-            return fn(operands, t)
+            return fn(vendor, operands, t)
         if str(t) in ("f16", "bf16"):
             f32 = ir.F32Type.get()
-            r = fn([arith.extf(f32, o) for o in operands], f32)
+            r = fn(vendor, [arith.extf(f32, o) for o in operands], f32)
             return arith.truncf(t, r)
         raise PassError(
             f"not supported for {t} on GPUs yet (it would need the vendor's device library); "
@@ -957,42 +936,14 @@ def _c(t, v):
     return arith.ConstantOp(t, v).result
 
 
-# The hardware's approximate f32 exp2, by vendor (exp, exp2 and erf's tail use it; log, sin and cos
-# are computed to an ulp instead, see _logarithm and _sine).
-_EXP2 = {"nvidia": "llvm.nvvm.ex2.approx.f32", "amd": "llvm.amdgcn.exp2.f32"}
-
-
-class _Vendor(threading.local):
-    """The vendor the pass runs for (its option), per thread: compiles for NVIDIA and AMD may run at
-    once in different threads."""
-
-    name = "nvidia"
-
-
-_VENDOR = _Vendor()
-
-
-def _approx_exp2(x: ir.Value) -> ir.Value:
-    return llvm.CallIntrinsicOp(x.type, ir.StringAttr.get(_EXP2[_VENDOR.name]), [x], [], []).results[0]
-
-
-def _fast_divide(a: ir.Value, b: ir.Value) -> ir.Value:
-    """f32 `/` to about 2 ulp, as Triton's: div.full.f32 on NVIDIA, a * rcp(b) on AMD."""
-    f32 = a.type
-    if _VENDOR.name == "nvidia":
-        return llvm.CallIntrinsicOp(f32, ir.StringAttr.get("llvm.nvvm.div.full"), [a, b], [], []).results[0]
-    rcp = llvm.CallIntrinsicOp(f32, ir.StringAttr.get("llvm.amdgcn.rcp.f32"), [b], [], []).results[0]
-    return arith.mulf(a, rcp)
+@_in_f32
+def _exp(vendor, a, t):
+    return vendor.approx_exp2(arith.mulf(a[0], _c(t, 1.4426950408889634)))
 
 
 @_in_f32
-def _exp(a, t):
-    return _approx_exp2(arith.mulf(a[0], _c(t, 1.4426950408889634)))
-
-
-@_in_f32
-def _exp2(a, t):
-    return _approx_exp2(a[0])
+def _exp2(vendor, a, t):
+    return vendor.approx_exp2(a[0])
 
 
 # log, log2, sin and cos as Triton's device library gives them (within an ulp or so), not as the
@@ -1080,12 +1031,12 @@ def _logarithm(x: ir.Value, t: ir.Type, scale: float) -> ir.Value:
 
 
 @_in_f32
-def _log(a, t):
+def _log(vendor, a, t):
     return _logarithm(a[0], t, 1.0)
 
 
 @_in_f32
-def _log2(a, t):
+def _log2(vendor, a, t):
     return _logarithm(a[0], t, 1.0 / _LN2)
 
 
@@ -1158,26 +1109,26 @@ def _sine(x: ir.Value, t: ir.Type, cosine: bool) -> ir.Value:
 
 
 @_in_f32
-def _sin(a, t):
+def _sin(vendor, a, t):
     return _sine(a[0], t, cosine=False)
 
 
 @_in_f32
-def _cos(a, t):
+def _cos(vendor, a, t):
     return _sine(a[0], t, cosine=True)
 
 
 @_in_f32
-def _rsqrt(a, t):
+def _rsqrt(vendor, a, t):
     return arith.divf(_c(t, 1.0), _intrinsic("sqrt", t, [a[0]], approx=False))
 
 
 @_in_f32
-def _tanh(a, t):
+def _tanh(vendor, a, t):
     # tanh(x) = 1 - 2 / (exp(2x) + 1), exact at both infinities; below |x| = 0.625 that cancels (1e-3
     # came out 1e-4 off, relatively), so there an odd polynomial (Cephes' tanhf, ~1e-7 relative)
     x = a[0]
-    e = _exp([arith.mulf(x, _c(t, 2.0))], t)
+    e = _exp(vendor, [arith.mulf(x, _c(t, 2.0))], t)
     by_exp = arith.subf(_c(t, 1.0), arith.divf(_c(t, 2.0), arith.addf(e, _c(t, 1.0))))
     z = arith.mulf(x, x)
     poly = _c(t, -5.70498872745e-3)
@@ -1204,7 +1155,7 @@ _ERF_FAR = (
 
 
 @_in_f32
-def _erf(a, t):
+def _erf(vendor, a, t):
     # No device library. A single formula of the form 1 - P(t) exp(-x^2) (A&S 7.1.26, used before)
     # cancels near 0: erf(1e-30) came out 0 or ~1e-7. This one also takes fewer instructions.
     x = a[0]
@@ -1212,7 +1163,7 @@ def _erf(a, t):
     ax = _intrinsic("fabs", t, [x], approx=False)
     near = arith.mulf(horner(_ERF_NEAR, arith.mulf(x, x)), x)
     clamped = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, _ERF_CLAMP)), ax, _c(t, _ERF_CLAMP))
-    tail = _approx_exp2(horner(_ERF_FAR, clamped))
+    tail = vendor.approx_exp2(horner(_ERF_FAR, clamped))
     far = _intrinsic("copysign", t, [arith.subf(_c(t, 1.0), tail), x], approx=False)
     value = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, ax, _c(t, _ERF_SPLIT)), near, far)
     # NaN in, NaN out (the clamp above turned it into 3.92)
@@ -1250,17 +1201,11 @@ _MATH = {
 def _program_id(self: _KernelLowering, op):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][axis]
-    if op.name == "tile.num_programs" and _VENDOR.name == "amd":
-        # ROCDL lowers gpu.grid_dim to __ockl_get_num_groups (a device library we do not have); read
-        # the HSA dispatch packet instead: grid_size_{x,y,z} are u32 at bytes 12, 16, 20, in threads.
-        packet = llvm.CallIntrinsicOp(
-            ir.Type.parse("!llvm.ptr<4>"), ir.StringAttr.get("llvm.amdgcn.dispatch.ptr"), [], [], []
-        ).results[0]
-        i8 = ir.TypeAttr.get(ir.IntegerType.get_signless(8))
-        field = llvm.GEPOp(ir.Type.parse("!llvm.ptr<4>"), packet, [], [12 + 4 * axis], i8, 0).result
-        size = llvm.LoadOp(ir.IntegerType.get_signless(32), field, alignment=4, invariant=True).result
-        self.scalars[op.results[0]] = arith.divui(size, _i32(self.threads)) if axis == 0 else size
-        return
+    if op.name == "tile.num_programs":
+        size = self.vendor.num_programs(self, axis)
+        if size is not None:
+            self.scalars[op.results[0]] = size
+            return
     cls = gpu.BlockIdOp if op.name == "tile.program_id" else gpu.GridDimOp
     self.scalars[op.results[0]] = arith.index_cast(ir.IntegerType.get_signless(32), cls(dim).result)
 
@@ -1288,7 +1233,7 @@ def _vector_type(elem, n):
 def _load(self: _KernelLowering, op):
     if op in self.streamed:  # a warpgroup-MMA operand copied into shared memory (cp_async.py):
         # before the loop (issue_prologues) or after the dot's barrier in the body (Ring.issue_ahead)
-        self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
+        self.set_natural(op.results[0], tensor_cores.IN_SHARED_MEMORY, [])
         return
     seg = segments(op)
     ptr = seg["ptr"][0]
@@ -1591,7 +1536,7 @@ def _flatten(self, values, layouts):
 def _carried_layouts(self, values):
     in_smem = set().union(*(ring.carried for ring in self.rings.values())) if self.rings else set()
     return [
-        cp_async.IN_SHARED_MEMORY
+        tensor_cores.IN_SHARED_MEMORY
         if v in in_smem
         else (
             self.preferred.get(v)
@@ -1623,9 +1568,7 @@ def _types(self, olds, layouts):
 
 def _for(self: _KernelLowering, op):
     self.smem_dirty = True
-    rings = [ring for ring in self.rings.values() if ring.loop == op.operation]
-    if rings:
-        cp_async.issue_prologues(self, rings)
+    state = self.vendor.before_loop(self, op)
     lb, ub, step = (self.scalar(v) for v in list(op.operands)[:3])
     inits = list(op.operands)[3:]
     layouts = _carried_layouts(self, inits)
@@ -1642,15 +1585,7 @@ def _for(self: _KernelLowering, op):
         scf.YieldOp(_flatten(self, yielded, layouts))
     self.smem_dirty = True
     _bind(self, list(op.results), layouts, list(loop.results))
-    if rings:
-        cp_async.wait_all()  # copies issued for iterations past the end
-        if wgmma.enclosing_loop(op) is not None and any(wgmma.pipelined_loop(r.dot) is None for r in rings):
-            # Each warp has waited for its own last MMAs: before the loop runs again and its prologue
-            # rewrites the buffers, every warp's (drain's barrier does it for the pipelined ones).
-            gpu.BarrierOp()
-    pending = self.waits_after_loop.pop(op.operation, None)
-    if pending:  # warpgroup MMAs the loop left in flight
-        wgmma.drain(self, [op.results[i] for i in sorted(pending)])
+    self.vendor.after_loop(self, op, state)
 
 
 def _if(self: _KernelLowering, op):
@@ -1674,10 +1609,9 @@ def _if(self: _KernelLowering, op):
         old_block = region.blocks[0]
         with ir.InsertionPoint(new_block):
             self.smem_dirty = True
-            drained = self.drained_loops
+            state = self.vendor.branch_state(self)
             self.lower_block_ops(old_block)
-            if self.drained_loops != drained:
-                wgmma.mark_branch_end(self)
+            self.vendor.end_branch(self, state)
             yielded = list(list(old_block.operations)[-1].operands)
             scf.YieldOp(_flatten(self, yielded, layouts))
         regions_end = max(regions_end, self.region_bytes)
@@ -1719,10 +1653,10 @@ def _while(self: _KernelLowering, op):
 def _via_shared(self: _KernelLowering, op):
     """reshape / trans: write in the source layout, read back by the mapped coordinates."""
     src = op.operands[0]
-    if self.natural.get(src, (None,))[0] is cp_async.IN_SHARED_MEMORY:
+    if self.natural.get(src, (None,))[0] is tensor_cores.IN_SHARED_MEMORY:
         # the transpose of a streamed tile (a warpgroup MMA's A = trans(X)): the ring holds it as
         # the instruction reads it
-        self.set_natural(op.results[0], cp_async.IN_SHARED_MEMORY, [])
+        self.set_natural(op.results[0], tensor_cores.IN_SHARED_MEMORY, [])
         return
     uses = []
     for use in op.results[0].uses:  # through fp8 bytes seen as fp8 (tile-lower-fp8)
@@ -1734,9 +1668,7 @@ def _via_shared(self: _KernelLowering, op):
     if uses and all(
         use.owner.name == "tile.dot"
         and use.operand_number == 1
-        and self.tensor_core_lowering(use.owner) is not None
-        and self.tensor_core_lowering(use.owner)[0] is wgmma
-        and wgmma.transposed_b_source(use.owner) is not None
+        and self.vendor.stores_transposed(self, use.owner)
         for use in uses
     ):
         return  # only warpgroup MMAs read it, and they store the source transposed themselves
@@ -1981,8 +1913,7 @@ def _dot(self: _KernelLowering, op):
 def _print(self: _KernelLowering, op):
     """tl.device_print on NVIDIA: one `gpu.printf` (vprintf) line per element, by the one thread that
     owns it: `pid (x, y, z) idx (i, j) <prefix><value>`, as the CPU target and the interpreter print."""
-    if _VENDOR.name != "nvidia":
-        raise PassError("tl.device_print is not supported by the AMD lowering (it needs ROCm's hostcall)", op)
+    self.vendor.check_print(op)
     prefix = ir.StringAttr(op.attributes["prefix"]).value.replace("%", "%%")
     as_hex = "hex" in op.attributes and ir.BoolAttr(op.attributes["hex"]).value
     pids = [
@@ -2016,8 +1947,7 @@ def _print(self: _KernelLowering, op):
 def _assert(self: _KernelLowering, op):
     """tl.device_assert on NVIDIA: `cf.assert` per element, which becomes __assertfail (the kernel stops
     with a device-side assertion, as in Triton); the message carries the kernel's source location."""
-    if _VENDOR.name != "nvidia":
-        raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
+    self.vendor.check_assert(op)
     from mlir.dialects import cf
 
     message = _assert_message(op)
@@ -2034,22 +1964,6 @@ def _assert(self: _KernelLowering, op):
     cf.AssertOp(ok, message)
 
 
-def _assert_at_block_ends(gfn) -> None:
-    """Kernels with warpgroup MMAs check their device assertions where each block ends (after the
-    block's MMAs), not where the assertion stands. Flash attention in a debug build on Hopper (H100,
-    sm_90a) came out wrong in every row (max error 0.39) with the bounds assertion of the V load
-    between the two dots' MMAs, and right with it at the loop body's end; the GPU IR was otherwise
-    the same op for op. In that debug build any check there broke it (a predicated `trap` with no
-    call and no branch too; a warp-uniform vote before the branch did not help), while a release
-    build with a side-effecting inline statement in the same place was right: the fault lies past
-    our IR (LLVM's NVPTX back end or ptxas). Moving an assertion later is safe here: assertions
-    exist in debug builds only, where tile-check-bounds also masks every access it asserts on, so
-    nothing faults before the check and a failing check still stops the kernel with its message."""
-    for check in ops_named(gfn.operation, "cf.assert"):  # walk order: their order is kept
-        block = check.block
-        check.move_before(block.operations[len(block.operations) - 1])
-
-
 def _assert_message(op) -> str:
     from tilec import diagnostics
 
@@ -2057,14 +1971,13 @@ def _assert_message(op) -> str:
     return (f"{file}:{line}:{col}: " if file else "") + ir.StringAttr(op.attributes["message"]).value
 
 
-def _lower_combiner_asserts(gfn) -> None:
+def _lower_combiner_asserts(vendor: Vendor, gfn) -> None:
     """Device assertions inside reduce/scan combiners (a checked combine function) were cloned with
     the combiner wherever it runs, on values already lowered to scalars: each becomes a cf.assert."""
     from mlir.dialects import cf
 
     for op in ops_named(gfn.operation, "tile.assert"):
-        if _VENDOR.name != "nvidia":
-            raise PassError("tl.device_assert is not supported by the AMD lowering yet", op)
+        vendor.check_assert(op)
         with op.location, ir.InsertionPoint(op):
             cf.AssertOp(_truthy(op.operands[0]), _assert_message(op))
         op.erase()
@@ -2179,8 +2092,7 @@ def _inline_asm(self: _KernelLowering, op):
     pack = ir.IntegerAttr(op.attributes["pack"]).value
     text = ir.StringAttr(op.attributes["asm"]).value
     constraints = ir.StringAttr(op.attributes["constraints"]).value
-    if _VENDOR.name == "nvidia":
-        _check_ptx_constraints(op, constraints)
+    self.vendor.check_inline_asm(op, constraints)
     layout, arg_regs, count = _per_element(self, args, results)
     elems = [_scalar_type(tile.element_of(r.type)) for r in results]
     groups = -(-count // pack)
@@ -2214,27 +2126,6 @@ def _inline_asm(self: _KernelLowering, op):
             values = [v for w in mine for v in _asm_unpack(w, elem, per_word)]
             outs[i] += values[: min(pack, count - g * pack)]
     _set_per_element(self, results, layout, outs)
-
-
-_PTX_REGISTERS = "hrlfdc"  # NVPTX register classes: 16, 32, 64 bits, f32, f64, 8-bit values in 16
-
-
-def _check_ptx_constraints(op, constraints: str) -> None:
-    """LLVM's NVPTX back end aborts the process on a constraint it cannot allocate (such as 'x' or
-    'q'), so only register classes (with '=' / '=&' for outputs) and tied input digits pass."""
-    listed = tile.asm_constraints(constraints)
-    outs = sum(1 for c in listed if c.startswith("="))
-    for i, c in enumerate(listed):
-        body = c.removeprefix("=&") if c.startswith("=&") else c.removeprefix("=")
-        ok = len(body) == 1 and body in _PTX_REGISTERS
-        if not ok and i >= outs and body.isdigit():
-            ok = int(body) < outs
-        if not ok:
-            raise PassError(
-                f"inline asm constraint '{c}' is not one tilec can pass to PTX: use =h/=r/=l/=f/=d/=c "
-                "for outputs (=& for early clobber), h/r/l/f/d/c or the number of an output for inputs",
-                op,
-            )
 
 
 def _asm_word_type(elem: ir.Type, per_word: int) -> ir.Type:

@@ -24,8 +24,8 @@ from mlir.dialects import arith
 
 from tilec.dialects import tile
 
-from . import wgmma
 from .base import PassError, TilePass, ops_in_order
+from .gpu_vendor import vendor_named
 
 
 class Fp8Format(NamedTuple):
@@ -115,7 +115,7 @@ class LowerFp8Pass(TilePass):
         if not (self.wgmma and fa and fb and fa.wgmma and fb.wgmma) or str(tile.element_of(acc)) != "f32":
             return False
         (m, k), (_, n) = tile.shape_of(a), tile.shape_of(b)
-        return wgmma.fits(m, n, k, self.num_warps, elem_bytes=1)
+        return vendor_named("nvidia").fp8_dot_fits(m, n, k, self.num_warps)
 
 
 def _replace(op, value: ir.Value) -> None:

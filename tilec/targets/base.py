@@ -36,7 +36,8 @@ class Target:
     device = "cpu"  # where the arrays of its launches live: "cpu" (host memory) or "cuda" (a GPU's)
     backend = "cpu"  # Triton's name for its driver: "cuda", "hip", "cpu"
     lowers_assertions = True  # device assertions (debug builds' overflow checks) are lowered
-    # the package of its own passes, which registers them in tilec.passes.REGISTRY when imported
+    # the package of its own passes (and GPU lowering vendor), which registers them in
+    # tilec.passes.REGISTRY (tilec.passes.gpu_vendor.VENDORS) when imported
     passes: str | None = None
 
     def matches(self, arch: str) -> bool:

@@ -20,6 +20,7 @@ import re
 from mlir import ir
 
 from tilec.targets import wavefront_size
+from tilec.targets.amd import lowering as _lowering  # noqa: F401 - registers the AMD lowering vendor
 from tilec.targets.base import Stage
 from tilec.targets.stages import check_shared_memory, run_stage
 from tilec.targets.tools import ToolError, find_lld, run_tool

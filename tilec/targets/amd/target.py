@@ -12,6 +12,7 @@ def wavefront_size(arch: str) -> int:
 
 class AmdTarget(Target):
     name = "amd"
+    passes = "tilec.targets.amd.lowering"
     binaries = ("hsaco",)
     device = "cuda"
     backend = "hip"  # torch on ROCm calls AMD GPUs "cuda" too

@@ -18,6 +18,7 @@ import shutil
 from mlir import ir
 
 from tilec.targets.base import Stage
+from tilec.targets.nvidia import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
 from tilec.targets.tools import run_tool
 

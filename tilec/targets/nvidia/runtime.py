@@ -159,7 +159,7 @@ class Launcher:
         self.shared = int(kernel.metadata.get("shared", 0))
         self.arg_types = kernel.arg_types
         self.slots = [kernel_arg_ctype(t)() for t in kernel.arg_types]
-        # tensor maps (passes/tma.py): parameters after the arguments, encoded at each launch
+        # tensor maps (targets/nvidia/lowering/tma.py): parameters after the arguments, encoded at each launch
         map_specs = kernel.metadata.get("tensor_maps") or []
         map_slots = [(ctypes.c_ubyte * MAP_BYTES)() for _ in map_specs]
         self.tensor_maps = TensorMaps(kernel.name, map_specs, map_slots) if map_specs else None

@@ -7,6 +7,7 @@ from tilec.targets.base import DROP_GRID_DEPENDENCY, Stage, Target
 
 class NvidiaTarget(Target):
     name = "nvidia"
+    passes = "tilec.targets.nvidia.passes"
     binaries = ("cubin", "ptx")  # PTX when no ptxas was found: the driver JIT-compiles it
     device = "cuda"
     backend = "cuda"

@@ -1,4 +1,4 @@
-"""Tensor maps for a launch: the 128-byte CUtensorMap of each tensor-map parameter (passes/tma.py),
+"""Tensor maps for a launch: the 128-byte CUtensorMap of each tensor-map parameter (targets/nvidia/lowering/tma.py),
 encoded by cuTensorMapEncodeTiled (through cuda-python) from the kernel's arguments (the descriptor's base
 address, shape and row stride) and cached by what they are made of, so a repeated launch copies
 bytes it already has.

@@ -62,23 +62,11 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
+from tilec.passes.base import ops_named
+from tilec.passes.layouts import Blocked
+from tilec.passes.lowering_common import segments
 
 from . import mma, tma, wgmma, wgmma_swapped
-from .base import ops_named
-from .layouts import Blocked
-from .lowering_common import segments
-
-
-class _InSharedMemory:
-    """The "layout" of a streamed tile: no registers (it lives in the ring)."""
-
-    registers = ()
-
-    def __repr__(self) -> str:
-        return "in-shared-memory"
-
-
-IN_SHARED_MEMORY = _InSharedMemory()
 
 
 @dataclass
@@ -109,7 +97,7 @@ class Ring:
     depth: int
     staging: wgmma.Staging
     streams: dict  # operand index -> Stream
-    carried: set = field(default_factory=set)  # values that hold no registers (IN_SHARED_MEMORY)
+    carried: set = field(default_factory=set)  # values that hold no registers (tensor_cores.IN_SHARED_MEMORY)
     region: ir.Value | None = None  # start of the ring, allocated at the first copy
     newer_groups: int = 0  # commit groups issued after this dot's current ones when it waits
     # The rings of the loop's later dots whose waits, barrier and copies this one does (merge_waits);

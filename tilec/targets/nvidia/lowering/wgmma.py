@@ -37,10 +37,11 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
 from tilec.dialects import tile
+from tilec.passes import tensor_cores
+from tilec.passes.base import ops_named
+from tilec.passes.layouts import Blocked
 
 from . import mma
-from .base import ops_named
-from .layouts import Blocked
 
 _KINDS = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8", "f32": "tf32"}
 _FP8 = ("e4m3", "e5m2")
@@ -608,7 +609,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
         a_fragments = accumulator_layout(*tile.shape_of(op.operands[0].type), warps)
     else:
         a_fragments = None
-    m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = mma.dot_operands(
+    m, n, k, _, a_layout, a_regs, b_layout, b_regs, c_layout, c_regs = tensor_cores.dot_operands(
         lowering, op, accumulator_layout, b_source, b_column, skip=in_smem,
         a_layout=a_fragments or None,
     )  # fmt: skip
@@ -641,15 +642,17 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     if a_fragments:
         a_words = _a_fragments(a_regs, a_layout, m, k16, groups=warps // 4)
     elif 0 not in in_smem:
-        mma.store_rows(lowering, a_regs, a_layout, lambda r, c: byte_at(0, staging.a_offset(r, c)), elem,
+        tensor_cores.store_rows(lowering, a_regs, a_layout, lambda r, c: byte_at(0, staging.a_offset(r, c)), elem,
                        run_limit=per_row)  # fmt: skip
     if 1 not in in_smem:
         b_at = lambda r, c: byte_at(0, staging.b_offset(r, c))  # noqa: E731
         if b_column is not None:  # runs along K, contiguous in K-major cores
-            mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=per_row, axis=0)
+            tensor_cores.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=per_row, axis=0)
         else:  # a row-major B stored K-major: consecutive n are 16 bytes apart, one value each
             transposing = mode == "k-major"
-            mma.store_rows(lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row)
+            tensor_cores.store_rows(
+                lowering, b_regs, b_layout, b_at, elem, run_limit=1 if transposing else per_row
+            )
     buffer.publish(
         lowering, ring, stored_from_registers=1 not in in_smem or not (a_fragments or 0 in in_smem)
     )

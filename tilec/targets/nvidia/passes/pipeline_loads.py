@@ -30,11 +30,10 @@ from mlir.dialects import arith, scf
 
 from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
-
-from . import cp_async, mma, wgmma, wgmma_swapped
-from .base import TilePass, ops_named
-from .hoist_loads import is_pure, may_write
-from .lowering_common import segments
+from tilec.passes.base import TilePass, ops_named
+from tilec.passes.hoist_loads import is_pure, may_write
+from tilec.passes.lowering_common import segments
+from tilec.targets.nvidia.lowering import cp_async, mma, wgmma, wgmma_swapped
 
 _REGION_OPS_ALLOWED = {"tile.reduce", "tile.scan"}  # pure, their regions are combiners
 

@@ -66,11 +66,9 @@ from tilec.analysis.axis_info import AxisAnalysis
 from tilec.dialects import tile
 from tilec.dialects.kernel_arguments import argument_expression, argument_name
 from tilec.dialects.kernel_arrays import format_array
-
-from . import cp_async, wgmma, wgmma_swapped
-from .base import TilePass, defining_op, ops_named
-from .lowering_common import segments
-from .versioning import (
+from tilec.passes.base import TilePass, defining_op, ops_named
+from tilec.passes.lowering_common import segments
+from tilec.passes.versioning import (
     hoist_slice,
     pure_slice,
     remainder_is_identity,
@@ -78,6 +76,7 @@ from .versioning import (
     split_body,
     without_remainders,
 )
+from tilec.targets.nvidia.lowering import cp_async, wgmma, wgmma_swapped
 
 _TAG = "tile.pointer_copy"  # marks a planned load while the body is copied (removed after)
 _NONNEGATIVE_ATOMS = ("tile.program_id", "tile.num_programs")

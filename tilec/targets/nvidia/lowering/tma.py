@@ -47,9 +47,9 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, scf
 
 from tilec.dialects import tile
+from tilec.passes.lowering_common import segments
 
 from . import wgmma
-from .lowering_common import segments
 
 MAX_BOX = 256  # elements along one box dimension
 

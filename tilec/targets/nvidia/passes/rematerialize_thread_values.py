@@ -24,7 +24,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from .base import TilePass, defining_op, ops_in_order, ops_named
+from tilec.passes.base import TilePass, defining_op, ops_in_order, ops_named
 
 _LOOPS = ("scf.for", "scf.while")
 # Pure ops a thread-derived value may pass through and be cloned from (a handful of ALU

@@ -36,9 +36,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
-
-from . import mma
-from .layouts import Blocked
+from tilec.passes import tensor_cores
+from tilec.passes.layouts import Blocked
 
 TILE = 16
 LDS_LIMIT = 64 * 1024  # LDS per workgroup
@@ -74,7 +73,7 @@ def mfma_kind(op, num_warps: int, i8_k: int = 32) -> str | None:
         return None  # every wave owns whole 16-row blocks
     elem_bytes = {"i8": 1, "f32": 4}.get(a, 2)
     pad = PAD_BYTES // elem_bytes
-    if mma.padded_bytes(m, n, k, pad, pad, elem_bytes) > LDS_LIMIT:
+    if tensor_cores.padded_bytes(m, n, k, pad, pad, elem_bytes) > LDS_LIMIT:
         return None
     return a
 
@@ -92,11 +91,11 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     warps = lowering.num_warps
     inst = instruction(kind, lowering.mfma_i8_k)
     per_lane = inst.k // 4  # L: values of K a lane holds
-    ops = mma.dot_operands(lowering, op, accumulator_layout)
+    ops = tensor_cores.dot_operands(lowering, op, accumulator_layout)
     m, n, k, elem, c_layout, c_regs = ops.m, ops.n, ops.k, ops.elem, ops.c_layout, list(ops.c_regs)
     elem_bytes = elem.width // 8
     pad = PAD_BYTES // elem_bytes
-    a_at, b_at = mma.stage_padded(
+    a_at, b_at = tensor_cores.stage_padded(
         lowering, ops, pad, pad, smem_ptr_type, dynamic_index, run_limit=16 // elem_bytes
     )
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .base import PassError, TilePass, ops_named
+from tilec.passes.base import PassError, TilePass, ops_named
 
 TENSOR_MAP_BYTES, TENSOR_MAP_ALIGN = 128, 64  # CUtensorMap
 

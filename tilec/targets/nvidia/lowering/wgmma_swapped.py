@@ -44,9 +44,10 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
+from tilec.passes import tensor_cores
+from tilec.passes.layouts import Blocked
 
 from . import mma, wgmma
-from .layouts import Blocked
 
 PAD = 8  # fp32 values after each row of B in shared memory (bank spread of the fragment loads)
 
@@ -159,7 +160,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     warps, groups = lowering.num_warps, lowering.num_warps // 4
     ring = lowering.rings.get(op)
     in_smem = ring.operands if ring is not None else {}
-    ops = mma.dot_operands(lowering, op, accumulator_layout, skip=in_smem)
+    ops = tensor_cores.dot_operands(lowering, op, accumulator_layout, skip=in_smem)
     m, n, k, c_layout, c_regs = ops.m, ops.n, ops.k, ops.c_layout, list(ops.c_regs)
     staging = ring.staging if ring is not None else SwappedStaging(m, n, k, warps, swizzle=False)
     buffer = wgmma.DotBuffer.choose(
@@ -170,7 +171,7 @@ def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> Non
     for index, regs, layout in ((0, ops.a_regs, ops.a_layout), (1, ops.b_regs, ops.b_layout)):
         if index not in in_smem:
             at = lambda r, c, index=index: byte_at(0, staging.offset(index, r, c))  # noqa: E731
-            mma.store_rows(lowering, regs, layout, at, ops.elem, run_limit=4)
+            tensor_cores.store_rows(lowering, regs, layout, at, ops.elem, run_limit=4)
     buffer.publish(lowering, ring, stored_from_registers=len(in_smem) < 2)
     pipelined = buffer.pipelined is not None
     if pipelined:
