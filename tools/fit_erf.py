@@ -1,4 +1,4 @@
-"""Fits the two polynomials of the GPU lowering's erf (convert_tile_to_gpu._erf) and prints them
+"""Fits the two polynomials of the GPU lowering's erf (convert_tile_to_gpu/math_intrinsics.py, _erf) and prints them
 with their largest error in f32 ulp (fma-evaluated in f32, as on the GPU):
 
     |x| < 1:  erf(x) = x Q(x^2)                    Q of degree 5, relative to erf itself

@@ -1,4 +1,4 @@
-"""The GPU lowering's float32 math (convert_tile_to_gpu's `_MATH`: log, log2, sin, cos, erf) run on
+"""The GPU lowering's float32 math (convert_tile_to_gpu's `MATH` table: log, log2, sin, cos, erf) run on
 this machine: each lowering is built into a one-argument function, compiled by MLIR's execution
 engine and compared with Python's float64 math in units of the f32 result's last place. The
 hardware's approximate exp2 (inside erf) is LLVM's generic exp2 here. The same code runs on the
@@ -14,7 +14,7 @@ import pytest
 from mlir import execution_engine, ir, passmanager
 from mlir.dialects import func
 
-from tilec.passes import convert_tile_to_gpu as gpu
+from tilec.passes.convert_tile_to_gpu import math_intrinsics
 from tilec.passes.gpu_vendor import Vendor
 
 
@@ -33,7 +33,7 @@ class HostVendor(Vendor):
 def lowered():
     """name -> a Python callable running that lowering on one f32."""
     return {name: _compile(name, lower) for name, lower in
-            (("log", gpu._log), ("log2", gpu._log2), ("sin", gpu._sin), ("cos", gpu._cos), ("erf", gpu._erf))}  # fmt: skip
+            ((name, math_intrinsics.MATH["math." + name]) for name in ("log", "log2", "sin", "cos", "erf"))}  # fmt: skip
 
 
 def _compile(name, lower):
@@ -127,7 +127,7 @@ def test_erf_within_its_bound(lowered):
 
 def test_two_over_pi_chunks():
     """The 24-bit chunks of 2/pi that reduce huge arguments, from pi by Machin's formula."""
-    bits = 24 * len(gpu._TWO_OVER_PI_CHUNKS)
+    bits = 24 * len(math_intrinsics.TWO_OVER_PI_CHUNKS)
     scale = 1 << (bits + 64)
 
     def arctan_inverse(n):  # arctan(1/n) * scale
@@ -138,5 +138,8 @@ def test_two_over_pi_chunks():
 
     pi = 4 * (4 * arctan_inverse(5) - arctan_inverse(239))
     two_over_pi = (2 * scale << bits) // pi
-    chunks = [(two_over_pi >> (bits - 24 * (i + 1))) & 0xFFFFFF for i in range(len(gpu._TWO_OVER_PI_CHUNKS))]
-    assert tuple(chunks) == gpu._TWO_OVER_PI_CHUNKS
+    chunks = [
+        (two_over_pi >> (bits - 24 * (i + 1))) & 0xFFFFFF
+        for i in range(len(math_intrinsics.TWO_OVER_PI_CHUNKS))
+    ]
+    assert tuple(chunks) == math_intrinsics.TWO_OVER_PI_CHUNKS

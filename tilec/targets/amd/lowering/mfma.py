@@ -87,7 +87,7 @@ def _c(v: int) -> ir.Value:
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
-    """Replaces `op` (a tile.dot) with matrix-core code inside `lowering` (a _KernelLowering)."""
+    """Replaces `op` (a tile.dot) with matrix-core code inside `lowering` (a convert_tile_to_gpu KernelLowering)."""
     warps = lowering.num_warps
     inst = instruction(kind, lowering.mfma_i8_k)
     per_lane = inst.k // 4  # L: values of K a lane holds

@@ -91,7 +91,7 @@ def _c(v: int) -> ir.Value:
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
-    """Replaces `op` (a tile.dot) with tensor-core code inside `lowering` (a _KernelLowering)."""
+    """Replaces `op` (a tile.dot) with tensor-core code inside `lowering` (a convert_tile_to_gpu KernelLowering)."""
     if kind in ("tf32", "tf32x3"):
         _lower_tf32(lowering, op, kind, smem_ptr_type, dynamic_index)
         return

@@ -583,7 +583,7 @@ class DotBuffer:
 
 
 def lower_dot(lowering, op, kind: str, smem_ptr_type, dynamic_index: int) -> None:
-    """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a _KernelLowering).
+    """Replaces `op` (a tile.dot) with warpgroup-MMA code inside `lowering` (a convert_tile_to_gpu KernelLowering).
 
     In a loop that carries the accumulator (`pipelined_loop`), A and B rotate through shared-memory
     buffers of their own and each iteration waits only for the *previous* iteration's MMA
