@@ -21,6 +21,8 @@ import sys
 import time
 import warnings
 
+from tilec import knobs
+
 from . import cache
 from .python import launch_observers
 from .python.errors import CompilationError, PerformanceWarning
@@ -278,7 +280,7 @@ class Autotuner:
     def _precompile(self, configs, args, kwargs, target) -> None:
         """Compiles the configs in forked processes that fill the disk cache; the benchmark loop then
         loads them. Skipped (compiled in the loop instead) without a disk cache or fork."""
-        jobs = min(len(configs), int(os.environ.get("TILEC_AUTOTUNE_JOBS", os.cpu_count() or 1)))
+        jobs = min(len(configs), knobs.AUTOTUNE_JOBS.value(os.cpu_count() or 1))
         if jobs <= 1 or cache.root() is None or not hasattr(os, "fork") or not target_for(target).stored:
             return
         chunks = [configs[i::jobs] for i in range(jobs)]

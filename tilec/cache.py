@@ -29,6 +29,7 @@ import uuid
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from tilec import knobs
 from tilec.targets import target_for
 
 FORMAT = "tilec-kernel/3"
@@ -44,7 +45,7 @@ class ArtifactError(RuntimeError):
 
 def root() -> Path | None:
     """The cache folder, or None when the disk cache is off."""
-    value = os.environ.get("TILEC_CACHE_DIR")
+    value = knobs.CACHE_DIR.raw()
     if value is None:
         return Path.home() / ".cache" / "tilec"
     if value.strip().lower() in ("", "0", "off", "none"):
@@ -54,10 +55,7 @@ def root() -> Path | None:
 
 def reads_enabled() -> bool:
     """Dumping IR needs a real compile: TILEC_DUMP_IR and TILEC_ALWAYS_COMPILE skip cache hits."""
-    off = ("", "0", "off", "false", "no")
-    return all(
-        os.environ.get(v, "").strip().lower() in off for v in ("TILEC_DUMP_IR", "TILEC_ALWAYS_COMPILE")
-    )
+    return knobs.dumped_stages() is None and not knobs.ALWAYS_COMPILE.on()
 
 
 _FINGERPRINT: str | None = None
@@ -94,8 +92,7 @@ def kernel_key(source_key: str, specialization, target: str, options) -> str:
         repr(specialization),
         target,
         repr(options),
-        os.environ.get("TILEC_NO_PTXAS", ""),
-        os.environ.get("TILEC_NO_TMA", ""),
+        repr(knobs.code_key()),
     ]
     parts.extend(target_for(target).key_parts(target))
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()

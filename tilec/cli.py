@@ -21,6 +21,8 @@ import platform
 import shutil
 import sys
 
+from tilec import knobs
+
 
 def package_version(name: str) -> str | None:
     try:
@@ -57,7 +59,7 @@ def _lld() -> str | None:
 
 
 def _ptxas() -> str | None:
-    for candidate in (os.environ.get("TILEC_PTXAS"), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
+    for candidate in (knobs.PTXAS.text(), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
         if candidate and os.path.exists(candidate):
             return candidate
     return None
@@ -120,7 +122,7 @@ def report() -> str:
     folder = root()
     where = "off (TILEC_CACHE_DIR=off)" if folder is None else str(folder)
     lines.append(
-        f"cache: {where}" + ("" if "TILEC_CACHE_DIR" in os.environ else " (TILEC_CACHE_DIR to move it)")
+        f"cache: {where}" + ("" if knobs.CACHE_DIR.raw() is not None else " (TILEC_CACHE_DIR to move it)")
     )
     return "\n".join(lines) + "\n"
 

@@ -9,10 +9,11 @@ Targets: "interpreter" (tile IR executed with NumPy), "cpu" (native code), NVIDI
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
+from tilec import knobs
+from tilec.dialects import contract
 from tilec.language import core
 
 from .python import arrays
@@ -44,7 +45,7 @@ class Options:
 def default_fp_fusion() -> bool:
     """enable_fp_fusion when a launch does not say: True unless TILEC_DEFAULT_FP_FUSION is 0 (read
     when a kernel compiles, as Triton reads TRITON_DEFAULT_FP_FUSION)."""
-    return os.environ.get("TILEC_DEFAULT_FP_FUSION", "1").strip().lower() not in ("0", "false", "no", "off")
+    return knobs.DEFAULT_FP_FUSION.on()
 
 
 # the message of an access tile-cpu-check-bounds found outside the kernel's arrays (after its location)
@@ -75,10 +76,8 @@ class Stages(dict):
 
     def __setitem__(self, stage, content):
         super().__setitem__(stage, content)
-        wanted = os.environ.get("TILEC_DUMP_IR", "").strip()
-        if not wanted or wanted.lower() in ("0", "off", "false", "no"):
-            return
-        if wanted not in ("1", "all") and stage not in {s.strip() for s in wanted.split(",")}:
+        wanted = knobs.dumped_stages()
+        if wanted is None or ("all" not in wanted and stage not in wanted):
             return
         if self._printed.get(stage) == content:
             return
@@ -301,7 +300,7 @@ def parse_argument_type(text: str, pointer_divisibility: int) -> tuple:
         divisibility = pointer_divisibility if t.is_ptr() else 1
     if divisibility > 1 and not (t.is_ptr() or t.is_int()):
         raise ValueError(f"signature entry '{text}': only pointers and integers take a divisibility")
-    return t, ({"tile.divisibility": divisibility} if divisibility > 1 else {})
+    return t, ({contract.DIVISIBILITY: divisibility} if divisibility > 1 else {})
 
 
 def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
@@ -316,9 +315,7 @@ def attach_launcher(kernel: CompiledKernel, binary_path=None) -> None:
 def select_target(values) -> str:
     """Where a launch runs: TILEC_INTERPRET, TILEC_TARGET, else by where the arrays live. `values`:
     the arguments, or a dict of them by parameter name (an unsupported array's error names it)."""
-    if os.environ.get("TILEC_INTERPRET", "0") not in ("", "0"):
-        return INTERPRETER
-    forced = os.environ.get("TILEC_TARGET")
+    forced = knobs.forced_target()
     if forced:
         return forced
     from .python.tensor_descriptor import is_descriptor
@@ -404,7 +401,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
             constants={n: s[1] for n, s in specs.items() if s[0] == "const"},
             options=options,
         )
-        kernel.metadata["divisibility"] = [specs[n][2].get("tile.divisibility", 1) for n in arg_names]
+        kernel.metadata["divisibility"] = [specs[n][2].get(contract.DIVISIBILITY, 1) for n in arg_names]
         kernel.metadata["parameters"] = list(specs)  # every parameter, in order (constexprs too)
         kernel.metadata["written_args"] = written_arguments(module, name)
         kernel.asm["tile"] = module.operation.get_asm(enable_debug_info=True)

@@ -11,11 +11,9 @@ import time
 def _default_device() -> str:
     """Where do_bench's calls run when it is not told: the target launches pick by themselves
     (TILEC_INTERPRET / TILEC_TARGET), else "cuda" when this machine has a GPU, else "cpu"."""
-    import os
+    from tilec import knobs
 
-    if os.environ.get("TILEC_INTERPRET", "0") not in ("", "0"):
-        return "cpu"
-    forced = os.environ.get("TILEC_TARGET")
+    forced = knobs.forced_target()
     if forced:
         from tilec.targets import target_for
 

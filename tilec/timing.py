@@ -3,11 +3,12 @@ kernel keeps its breakdown in `compiled.metadata["compile_ms"]` (bench/compile_t
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 from contextlib import contextmanager
+
+from tilec import knobs
 
 
 class _Collecting(threading.local):
@@ -27,7 +28,7 @@ def timed(stage: str, kernel_name: str = ""):
         current = _collecting.current
         if current is not None:
             current[stage] = current.get(stage, 0.0) + ms
-        if os.environ.get("TILEC_TIMING"):
+        if knobs.TIMING.on():
             who = f" {kernel_name}" if kernel_name else ""
             print(f"[tilec timing]{who} {stage}: {ms:.1f} ms", file=sys.stderr, flush=True)
 

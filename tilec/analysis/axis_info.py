@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 
 MAX_DIVISIBILITY = 1 << 30
 
@@ -62,16 +62,16 @@ class AxisAnalysis:
             return self._block_arg(value, owner, rank)
         op = owner.operation if hasattr(owner, "operation") else owner
         divisibility_hint = None
-        if "tile.divisibility" in op.attributes:
-            divisibility_hint = list(ir.DenseI32ArrayAttr(op.attributes["tile.divisibility"]))
+        if contract.DIVISIBILITY in op.attributes:
+            divisibility_hint = list(ir.DenseI32ArrayAttr(op.attributes[contract.DIVISIBILITY]))
         info = self._op(op, value, rank, shape)
         if divisibility_hint:
             hint = (divisibility_hint * rank)[:rank]
             info = AxisInfo(
                 info.contiguity, tuple(max(a, b) for a, b in zip(info.divisibility, hint)), info.constancy
             )
-        if "tile.contiguity" in op.attributes:
-            hint = (list(ir.DenseI32ArrayAttr(op.attributes["tile.contiguity"])) * rank)[:rank]
+        if contract.CONTIGUITY in op.attributes:
+            hint = (list(ir.DenseI32ArrayAttr(op.attributes[contract.CONTIGUITY])) * rank)[:rank]
             info = AxisInfo(
                 tuple(max(a, b) for a, b in zip(info.contiguity, hint)), info.divisibility, info.constancy
             )
@@ -85,9 +85,9 @@ class AxisAnalysis:
             attrs = parent.attributes["arg_attrs"] if "arg_attrs" in parent.attributes else None
             if attrs is not None:
                 d = ir.DictAttr(ir.ArrayAttr(attrs)[index])
-                if "tile.divisibility" in d:
+                if contract.DIVISIBILITY in d:
                     return AxisInfo(
-                        (1,) * rank, (ir.IntegerAttr(d["tile.divisibility"]).value,) * rank, (1,) * rank
+                        (1,) * rank, (ir.IntegerAttr(d[contract.DIVISIBILITY]).value,) * rank, (1,) * rank
                     )
         if parent is not None and parent.name == "scf.for":
             if value.arg_number == 0:  # the induction variable: lb + i * step

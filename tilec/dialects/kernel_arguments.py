@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.dialects import contract
+
 _OPS = {"arith.addi": "add", "arith.muli": "mul", "arith.divsi": "div"}
 _DEPTH = 8  # ops between an expression's root and its arguments
 
@@ -19,14 +21,14 @@ def argument_name(value: ir.Value, aligned: bool = False) -> str | None:
     if not isinstance(value.owner, ir.Block):
         return None
     fn = value.owner.owner
-    if fn is None or fn.operation.name != "func.func" or "tile.kernel" not in fn.attributes:
+    if fn is None or fn.operation.name != "func.func" or contract.KERNEL not in fn.attributes:
         return None
     attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
     if aligned and (
-        "tile.divisibility" not in attrs or ir.IntegerAttr(attrs["tile.divisibility"]).value % 16
+        contract.DIVISIBILITY not in attrs or ir.IntegerAttr(attrs[contract.DIVISIBILITY]).value % 16
     ):
         return None
-    return ir.StringAttr(attrs["tile.name"]).value if "tile.name" in attrs else None
+    return ir.StringAttr(attrs[contract.ARG_NAME]).value if contract.ARG_NAME in attrs else None
 
 
 def argument_expression(value: ir.Value, depth: int = 0):

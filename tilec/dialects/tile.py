@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import irdl
 
+from tilec.dialects import contract
+
 DIALECT = "tile"
 
 # ----------------------------------------------------------------------------------------------
@@ -500,8 +502,8 @@ def _check_kernel_array(op, text: str) -> None:
     if fn is not None and "arg_attrs" in fn.attributes:
         for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
             d = ir.DictAttr(d)
-            if "tile.name" in d:
-                names.add(ir.StringAttr(d["tile.name"]).value)
+            if contract.ARG_NAME in d:
+                names.add(ir.StringAttr(d[contract.ARG_NAME]).value)
 
     def check(part):
         if isinstance(part, dict):

@@ -8,7 +8,7 @@ from typing import ClassVar
 from mlir import ir
 
 from tilec.analysis.axis_info import AxisAnalysis
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 
 from .base import TilePass
 
@@ -38,6 +38,6 @@ class AxisInfoPass(TilePass):
             if len(op.results) == 1 and tile.shape_of(op.results[0].type):
                 infos.append((op, analysis.get(op.results[0])))
         for op, info in infos:  # annotate after analysing: hints in attributes must not feed back
-            op.attributes["tile.axis_contiguity"] = ir.DenseI32ArrayAttr.get(list(info.contiguity))
-            op.attributes["tile.axis_divisibility"] = ir.DenseI32ArrayAttr.get(list(info.divisibility))
-            op.attributes["tile.axis_constancy"] = ir.DenseI32ArrayAttr.get(list(info.constancy))
+            op.attributes[contract.AXIS_CONTIGUITY] = ir.DenseI32ArrayAttr.get(list(info.contiguity))
+            op.attributes[contract.AXIS_DIVISIBILITY] = ir.DenseI32ArrayAttr.get(list(info.divisibility))
+            op.attributes[contract.AXIS_CONSTANCY] = ir.DenseI32ArrayAttr.get(list(info.constancy))

@@ -25,6 +25,8 @@ from typing import ClassVar
 
 from mlir import ir
 
+from tilec.dialects import contract
+
 from .base import TilePass
 from .bounds_checks import guard_accesses, has_accesses, pointer_arguments
 
@@ -36,16 +38,14 @@ class CheckBoundsPass(TilePass):
     name: ClassVar[str] = "tile-check-bounds"
 
     def run(self, module: ir.Module) -> None:
-        for fn in module.body.operations:
-            fn = fn.operation
-            if fn.name == "func.func" and "tile.kernel" in fn.attributes:
-                _check_kernel(fn)
+        for fn in contract.kernels(module):
+            _check_kernel(fn)
 
 
 def _check_kernel(fn: ir.Operation) -> None:
     pointers = pointer_arguments(fn)
     i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
-    fn.attributes["tile.bounds_ranges"] = ir.IntegerAttr.get(i32, len(pointers))
+    fn.attributes[contract.BOUNDS_RANGES] = ir.IntegerAttr.get(i32, len(pointers))
     if not pointers:
         return
     entry = fn.regions[0].blocks[0]

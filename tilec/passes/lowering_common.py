@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 
 from .base import PassError
 
@@ -96,20 +96,13 @@ def clone_combiner(block: ir.Block, lhs: list[ir.Value], rhs: list[ir.Value]) ->
     raise PassError("combiner region without gpu.yield")
 
 
-# tl.extra.cuda.gdc_wait / gdc_launch_dependents: tile.inline_asm ops of griddepcontrol statements
-# (sm_90 and newer), marked with this attribute. Where there is no programmatic dependent launch (the
-# CPU, the interpreter, AMD, NVIDIA before sm_90) there is nothing to wait for or to release: the
-# previous grid has finished before this one starts. Those targets drop the ops.
-GRID_DEPENDENCY_CONTROL = "tile.grid_dependency_control"
-
-
 def drop_grid_dependency_control(module_op: ir.Operation) -> None:
     """Erases the grid-dependency-control statements of a module (their results are never used)."""
     found = []
 
     def visit(op):
         op = op.operation if hasattr(op, "operation") else op
-        if op.name == "tile.inline_asm" and GRID_DEPENDENCY_CONTROL in op.attributes:
+        if op.name == "tile.inline_asm" and contract.GRID_DEPENDENCY_CONTROL in op.attributes:
             found.append(op)
         return ir.WalkResult.ADVANCE
 

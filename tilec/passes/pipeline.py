@@ -9,7 +9,6 @@ lets `--print-ir-after` name any pass).
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 
 from mlir import ir, passmanager
 
+from tilec import knobs
 from tilec.dialects import tile
 
 from . import REGISTRY, upstream_preconditions
@@ -223,7 +223,7 @@ def run_pipeline(
             except PassError as e:
                 raise StepFailed(step, [diagnostics.at_op(e.op, e.message)]) from None
             except Exception as e:  # a bug of the pass on IR it did not expect: a diagnostic, not a traceback
-                if os.environ.get("TILEC_DEBUG"):
+                if knobs.DEBUG.on():
                     raise
                 reason = f"internal error in {step.name}: {type(e).__name__}: {e} (please report it; TILEC_DEBUG=1 shows where)"
                 raise StepFailed(step, [diagnostics.Diagnostic("error", reason, None, None, None)]) from None

@@ -15,13 +15,13 @@ import functools
 import inspect
 import itertools
 import numbers
-import os
 
 from mlir import ir
 from mlir.dialects import func, scf
 
 import tilec.language as tl
-from tilec.dialects import tile
+from tilec import knobs
+from tilec.dialects import contract, tile
 from tilec.language import builtins as tlb
 from tilec.language import core, semantic
 from tilec.language.core import tensor
@@ -208,7 +208,7 @@ class CodeGenerator(ast.NodeVisitor):
             except _USER_ERRORS as e:
                 # TILEC_DEBUG=1 keeps the Python error (and tilec's frames) as the cause, for tilec's
                 # developers; the user's file and line are in the message either way.
-                raise self.error(node, _reason(e)) from (e if os.environ.get("TILEC_DEBUG") else None)
+                raise self.error(node, _reason(e)) from (e if knobs.DEBUG.on() else None)
 
     def _too_large(self, node):
         where = ""
@@ -1348,14 +1348,14 @@ def build_module(
             types = [arg_specs[n][1].to_ir() for n in names]
             with ir.InsertionPoint(module.body):
                 fn = func.FuncOp(jit_fn.__name__, (types, []))
-                fn.attributes["tile.kernel"] = ir.UnitAttr.get()
+                fn.attributes[contract.KERNEL] = ir.UnitAttr.get()
                 arg_attrs = []
                 for n in names:
                     attrs = {
                         k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v)
                         for k, v in arg_specs[n][2].items()
                     }
-                    attrs["tile.name"] = ir.StringAttr.get(n)
+                    attrs[contract.ARG_NAME] = ir.StringAttr.get(n)
                     arg_attrs.append(ir.DictAttr.get(attrs))
                 fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
                 entry = fn.add_entry_block()

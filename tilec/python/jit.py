@@ -7,11 +7,12 @@ import hashlib
 import inspect
 import numbers
 import operator
-import os
 
 import numpy as np
 
+from tilec import knobs
 from tilec._version import __version__ as VERSION
+from tilec.dialects import contract
 from tilec.language import core
 
 from . import arrays, launch_observers, tensor_descriptor
@@ -21,7 +22,7 @@ from .source import SourceInfo, function_lines, is_constexpr_annotation, text_li
 
 def _user_frame_error(exc: BaseException) -> BaseException:
     """Drops tilec's internal frames from a user-facing error unless TILEC_DEBUG=1."""
-    if os.environ.get("TILEC_DEBUG"):
+    if knobs.DEBUG.on():
         return exc
     exc.__cause__ = None
     exc.__suppress_context__ = True
@@ -460,7 +461,7 @@ class JITFunction:
         nargs = len(args)
         if nargs > n:
             return None
-        parts = [num_warps, num_stages, extra, *_target_environment()]
+        parts = [num_warps, num_stages, extra, *knobs.launch_key()]
         append = parts.append
         is_constexpr = self._is_constexpr
         int_keys = _INT_KEYS
@@ -519,7 +520,7 @@ class JITFunction:
             fusion,
             pdl,
             sanitize,
-            _target_environment()[2],
+            knobs.NO_TMA.on(),
         )
         kernel = self.cache.get(key)
         if kernel is None:
@@ -544,7 +545,7 @@ class JITFunction:
         """Whether the user asked for a debug build: @tilec.jit(debug=...), else TILEC_DEBUG."""
         if self.debug is not None:
             return bool(self.debug)
-        return bool(os.environ.get("TILEC_DEBUG"))
+        return knobs.DEBUG.on()
 
 
 # Triton options ported launches and autotune configs carry that tilec has no meaning for (yet).
@@ -835,7 +836,7 @@ def _specialize_value(name, value, no_spec, src):
             raise OverflowError(
                 f"{src.filename}:{src.fndef.lineno}: argument '{name}' = {v} does not fit in 64 bits"
             )
-        attrs = {"tile.divisibility": 16} if v % 16 == 0 and not no_spec else {}
+        attrs = {contract.DIVISIBILITY: 16} if v % 16 == 0 and not no_spec else {}
         return ("arg", t, attrs)
     if isinstance(value, numbers.Real):
         return ("arg", core.float32, {})
@@ -848,30 +849,11 @@ def _specialize_value(name, value, no_spec, src):
             f"{src.filename}:{src.fndef.lineno}: argument '{name}' has unsupported type "
             f"{type(value).__name__} (expected an array/tensor, int, float, bool or constexpr)"
         )
-    attrs = {"tile.divisibility": 16} if info.address % 16 == 0 and not no_spec else {}
+    attrs = {contract.DIVISIBILITY: 16} if info.address % 16 == 0 and not no_spec else {}
     return ("arg", core.pointer_type(info.dtype), attrs)
 
 
 _PLAIN_CONSTANTS = (int, float, bool, str, type(None))
-
-# os.environ.get encodes its key on every call (~0.7 us); the launch path reads the underlying dict.
-_ENVIRON_DATA = getattr(os.environ, "_data", None) if os.name == "posix" else None
-
-
-def _target_environment() -> tuple:
-    """TILEC_INTERPRET and TILEC_TARGET, which choose the target of every launch, and TILEC_NO_TMA and
-    TILEC_DEBUG, which change what is compiled for it (set between launches, they take effect)."""
-    if _ENVIRON_DATA is not None:
-        get = _ENVIRON_DATA.get
-        return get(b"TILEC_INTERPRET"), get(b"TILEC_TARGET"), get(b"TILEC_NO_TMA"), get(b"TILEC_DEBUG")
-    environ = os.environ
-    return (
-        environ.get("TILEC_INTERPRET"),
-        environ.get("TILEC_TARGET"),
-        environ.get("TILEC_NO_TMA"),
-        environ.get("TILEC_DEBUG"),
-    )
-
 
 _GRID_LIMIT = 2**31  # program ids are int32
 

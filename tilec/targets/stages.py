@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.dialects import contract
 from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
 
 
@@ -35,8 +36,8 @@ def shared_bytes(module: ir.Module) -> int:
     found = [0]
 
     def visit(op):
-        if op.name == "gpu.func" and "tilec.shared_bytes" in op.attributes:
-            found[0] = max(found[0], ir.IntegerAttr(op.attributes["tilec.shared_bytes"]).value)
+        if op.name == "gpu.func" and contract.SHARED_BYTES in op.attributes:
+            found[0] = max(found[0], ir.IntegerAttr(op.attributes[contract.SHARED_BYTES]).value)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

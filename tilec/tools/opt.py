@@ -15,6 +15,8 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
+from tilec import knobs
+
 # MLIR, the tile dialect and the passes are imported once the arguments are parsed: `--help` and
 # `--version` answer without them.
 
@@ -341,9 +343,7 @@ def entry() -> None:
     except KeyboardInterrupt:
         code = 130
     except Exception as e:  # an internal bug: report it as one line, not a traceback
-        import os
-
-        if os.environ.get("TILEC_DEBUG"):
+        if knobs.DEBUG.on():
             raise
         sys.stderr.write(f"tilec-opt: internal error: {type(e).__name__}: {e} (TILEC_DEBUG=1 shows more)\n")
         code = 1

@@ -1628,7 +1628,7 @@ def _unfused(name: str, combine):
 
 
 def _no_fp_fusion() -> str:
-    from tilec.passes.convert_tile_to_gpu.common import NO_FP_FUSION
+    from tilec.dialects.contract import NO_FP_FUSION
 
     return NO_FP_FUSION
 

@@ -22,6 +22,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import gpu
 
+from tilec.dialects import contract
+
 from ..base import PassError, TilePass
 from ..gpu_vendor import vendor_named
 from .lowering import KernelLowering
@@ -52,8 +54,7 @@ class ConvertTileToGpuPass(TilePass):
         vendor = vendor_named(self.vendor)
         if self.mfma_i8_k not in (16, 32):
             raise PassError(f"mfma-i8-k must be 16 or 32, got {self.mfma_i8_k}")
-        kernels = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
-        kernels = [k for k in kernels if "tile.kernel" in k.attributes]
+        kernels = contract.kernels(module)
         if not kernels:
             raise PassError("no function marked tile.kernel in the module")
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()

@@ -8,8 +8,6 @@ from mlir.dialects import arith, llvm
 from tilec.dialects import tile
 
 SMEM = "__tilec_smem"  # the global every kernel of the module takes its shared memory from
-# A unit attribute on a tile-level fp32 add/sub/mul that must round on its own (libdevice add_rn, ...)
-NO_FP_FUSION = "tile.no_fp_fusion"
 REGION_ALIGN = 1024  # shared-memory regions start on 1024 bytes: the span of a swizzle pattern
 
 

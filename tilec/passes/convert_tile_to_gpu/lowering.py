@@ -10,14 +10,14 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm
 
 from tilec.analysis.axis_info import AxisAnalysis
-from tilec.dialects import kernel_arrays, tile
+from tilec.dialects import contract, kernel_arrays, tile
 
 from .. import lower_fp8, tensor_cores
 from ..base import PassError, ops_named
 from ..gpu_vendor import Vendor
 from ..layouts import Blocked, Interleaved, Slice, constant_classes, default_blocked
 from ..lowering_common import DYNAMIC_INDEX
-from .common import NO_FP_FUSION, REGION_ALIGN, SMEM, byte_width, const_i32, gptr, ptr_cast, scalar_type, sptr
+from .common import REGION_ALIGN, SMEM, byte_width, const_i32, gptr, ptr_cast, scalar_type, sptr
 from .debug import lower_combiner_asserts
 from .math_intrinsics import MATH, narrows_in_pairs, truncate_in_pairs
 from .memory import vector_groups
@@ -166,9 +166,9 @@ class KernelLowering:
             for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
                 d = ir.DictAttr(d)
                 attrs = {}
-                if "tile.divisibility" in d:
+                if contract.DIVISIBILITY in d:
                     attrs["llvm.align"] = ir.IntegerAttr.get(
-                        ir.IntegerType.get_signless(64), ir.IntegerAttr(d["tile.divisibility"]).value
+                        ir.IntegerType.get_signless(64), ir.IntegerAttr(d[contract.DIVISIBILITY]).value
                     )
                 arg_attrs.append(attrs)
         with fn.location, ir.InsertionPoint(self.gmod.regions[0].blocks[0]):
@@ -227,8 +227,8 @@ class KernelLowering:
         if "arg_attrs" in self.fn.attributes:
             for i, d in enumerate(ir.ArrayAttr(self.fn.attributes["arg_attrs"])):
                 d = ir.DictAttr(d)
-                if "tile.name" in d:
-                    index[ir.StringAttr(d["tile.name"]).value] = i
+                if contract.ARG_NAME in d:
+                    index[ir.StringAttr(d[contract.ARG_NAME]).value] = i
         if kernel_arrays.is_array(descriptor):
 
             def part(p):
@@ -277,8 +277,8 @@ class KernelLowering:
             attrs += [ir.DictAttr.get({})] * (len(types) - len(attrs))
             gfn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
         first = len(types) - len(self.tensor_maps)
-        gfn.attributes["tilec.tensor_map_params"] = ir.DenseI32ArrayAttr.get(list(range(first, len(types))))
-        gfn.attributes["tilec.tensor_maps"] = self.vendor.tensor_maps_attribute(self.tensor_maps)
+        gfn.attributes[contract.TENSOR_MAP_PARAMS] = ir.DenseI32ArrayAttr.get(list(range(first, len(types))))
+        gfn.attributes[contract.TENSOR_MAPS] = self.vendor.tensor_maps_attribute(self.tensor_maps)
 
     def _place_smem_regions(self):
         scratch = -(-self.smem_bytes // REGION_ALIGN) * REGION_ALIGN
@@ -293,7 +293,7 @@ class KernelLowering:
         """The kernel's shared memory. On NVIDIA it is *dynamic* (an extern array sized at launch from
         the gpu.func's `tilec.shared_bytes`), so kernels may use more than the 48 KiB a static array
         allows; on AMD a static array of the size needed."""
-        gfn.attributes["tilec.shared_bytes"] = ir.IntegerAttr.get(
+        gfn.attributes[contract.SHARED_BYTES] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), self.smem_bytes
         )
         dynamic = self.vendor.dynamic_shared_memory
@@ -745,11 +745,11 @@ class KernelLowering:
                 return [lowering(self.vendor, operands, result_types[0])]
             except PassError as e:  # name the function; the caller adds the op's location
                 raise PassError(f"{name}: {e.message}", e.op) from None
-        exact = attrs.pop(NO_FP_FUSION, None) is not None
+        exact = attrs.pop(contract.NO_FP_FUSION, None) is not None
         if name in ("arith.addf", "arith.subf", "arith.mulf") and str(result_types[0]) == "f32":
             # GPUs fuse a * b + c into one FMA, as Triton does by default (enable_fp_fusion); without
             # `contract` NVPTX writes mul.rn / add.rn, which ptxas does not fuse either.
-            # libdevice's add_rn / mul_rn (marked NO_FP_FUSION) are never fused.
+            # libdevice's add_rn / mul_rn (marked contract.NO_FP_FUSION) are never fused.
             if self.fp_fusion and not exact:
                 attrs = {**attrs, "fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
         if name in ("arith.select",) and str(result_types[0]).startswith("!llvm.ptr"):

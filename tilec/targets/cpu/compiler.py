@@ -21,7 +21,7 @@ import re
 
 from mlir import ir
 
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 from tilec.targets.base import Stage
 from tilec.targets.cpu import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import run_stage
@@ -102,14 +102,14 @@ def lower(module: ir.Module, kernel_name: str, asm: dict, debug: bool = False) -
 
     for stage in stages(debug):
         run_stage(module, kernel_name, "CPU", stage.name, stage.pipeline, asm)
-        if stage.name == "linalg" and "tile.prints" in module.operation.attributes:
+        if stage.name == "linalg" and contract.PRINTS in module.operation.attributes:
             prints = [
-                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes["tile.prints"])
+                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes[contract.PRINTS])
             ]
             asm.setdefault("_prints", prints)
-        if stage.name == "linalg" and "tile.asserts" in module.operation.attributes:
+        if stage.name == "linalg" and contract.ASSERTS in module.operation.attributes:
             messages = [
-                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes["tile.asserts"])
+                ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes[contract.ASSERTS])
             ]
             asm.setdefault("_asserts", messages)
         if stage.name == "bufferized":

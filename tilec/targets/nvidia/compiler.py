@@ -17,6 +17,8 @@ import shutil
 
 from mlir import ir
 
+from tilec import knobs
+from tilec.dialects import contract
 from tilec.targets.base import Stage
 from tilec.targets.nvidia import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
@@ -48,7 +50,7 @@ def has_wgmma(arch: str) -> bool:
 
 def uses_tma(arch: str) -> bool:
     """Descriptor tiles feeding warpgroup MMA go by tensor copies (TILEC_NO_TMA=1: by cp.async)."""
-    return has_wgmma(arch) and os.environ.get("TILEC_NO_TMA", "0") in ("", "0")
+    return has_wgmma(arch) and not knobs.NO_TMA.on()
 
 
 def stages(
@@ -144,8 +146,8 @@ def tensor_maps(module: ir.Module) -> list:
     found = []
 
     def visit(op):
-        if op.name == "gpu.func" and "tilec.tensor_maps" in op.attributes:
-            found.extend(json.loads(ir.StringAttr(op.attributes["tilec.tensor_maps"]).value))
+        if op.name == "gpu.func" and contract.TENSOR_MAPS in op.attributes:
+            found.extend(json.loads(ir.StringAttr(op.attributes[contract.TENSOR_MAPS]).value))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -173,7 +175,7 @@ def _ptx_of(module: ir.Module) -> str:
 
 
 def find_ptxas() -> str | None:
-    for candidate in (os.environ.get("TILEC_PTXAS"), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
+    for candidate in (knobs.PTXAS.text(), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
         if candidate and os.path.exists(candidate):
             return candidate
     return None
@@ -314,7 +316,7 @@ def compile(kernel, module: ir.Module, tensor_copies: bool | None = None) -> Non
         kernel.asm["ptx"] = ptx
     with timed("cubin", kernel.name):
         cubin = None
-        if os.environ.get("TILEC_NO_PTXAS") is None:
+        if not knobs.NO_PTXAS.on():
             threads = kernel.options.num_warps * 32
             try:
                 ptx, cubin, usage = assemble_for_occupancy(ptx, arch, threads, shared)

@@ -56,7 +56,7 @@ def smid():
 def _grid_dependency_control(statement: str) -> None:
     from mlir import ir
 
-    from tilec.passes.lowering_common import GRID_DEPENDENCY_CONTROL
+    from tilec.dialects.contract import GRID_DEPENDENCY_CONTROL
 
     done = _builtins.inline_asm_elementwise(
         f"{statement} // $0", "=r", [], dtype=_core.int32, is_pure=False, pack=1

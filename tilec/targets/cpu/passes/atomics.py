@@ -12,6 +12,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func, llvm
 
+from tilec.dialects import contract
 from tilec.passes.base import PassError, TilePass
 from tilec.passes.lowering_common import RMW_OPS, rmw_op
 from tilec.passes.lowering_common import ordering as lc_ordering
@@ -32,7 +33,7 @@ class CpuAtomicsPass(TilePass):
     def run(self, module: ir.Module) -> None:
         for op in module.body.operations:
             op = op.operation
-            if op.name != "func.func" or "tile.atomic" not in op.attributes or len(op.regions[0].blocks):
+            if op.name != "func.func" or contract.ATOMIC not in op.attributes or len(op.regions[0].blocks):
                 continue
             kind, sem = _helper_kind(op)
             _check_signature(op, kind)
@@ -41,7 +42,7 @@ class CpuAtomicsPass(TilePass):
 
 def _helper_kind(op: ir.Operation) -> tuple[str, str]:
     """The helper's `tile.atomic = {kind = ..., sem = ...}` (a hand-written declaration may lack them)."""
-    attr = op.attributes["tile.atomic"]
+    attr = op.attributes[contract.ATOMIC]
     fields = {}
     if isinstance(attr, ir.DictAttr):
         for key in ("kind", "sem"):

@@ -26,7 +26,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith
 
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 from tilec.passes.base import PassError, TilePass
 from tilec.passes.bounds_checks import guard_accesses, has_accesses, pointer_arguments
 
@@ -45,18 +45,18 @@ class CpuCheckBoundsPass(TilePass):
             fn = fn.operation
             if fn.name != "func.func":
                 continue
-            if "tile.kernel" in fn.attributes and "tile.grid_entry" not in fn.attributes:
+            if contract.KERNEL in fn.attributes and contract.GRID_ENTRY not in fn.attributes:
                 raise PassError(
                     "tile-cpu-check-bounds needs tile-cpu-grid to run first (it reports through its status argument)",
                     fn,
                 )
-            if "tile.status_arg" in fn.attributes:
+            if contract.STATUS_ARG in fn.attributes:
                 _check_function(fn)
 
 
 def _check_function(fn: ir.Operation) -> None:
     args = list(fn.regions[0].blocks[0].arguments)
-    status = args[ir.IntegerAttr(fn.attributes["tile.status_arg"]).value]
+    status = args[ir.IntegerAttr(fn.attributes[contract.STATUS_ARG]).value]
     pointer_args = pointer_arguments(fn)
     if not pointer_args or not has_accesses(fn):
         return

@@ -15,7 +15,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, llvm, scf, tensor
 from mlir.dialects import func as func_d
 
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 from tilec.passes.base import PassError, TilePass, ops_named
 from tilec.passes.lowering_common import clone_combiner, segments, zero
 
@@ -136,7 +136,7 @@ def _record_pointee_sizes(root) -> dict:
     for op in _ops(root):
         if op.name == "tile.addptr":
             pointee = tile.pointee_type(tile.element_of(op.operands[0].type))
-            op.attributes["tile.pointee_size"] = ir.IntegerAttr.get(i64, _byte_size(pointee))
+            op.attributes[contract.POINTEE_SIZE] = ir.IntegerAttr.get(i64, _byte_size(pointee))
     return {}
 
 
@@ -590,7 +590,7 @@ def _convert_layout(op, sizes):
 
 def _addptr(op, sizes):
     ptr, off = op.operands
-    size = ir.IntegerAttr(op.attributes["tile.pointee_size"]).value
+    size = ir.IntegerAttr(op.attributes[contract.POINTEE_SIZE]).value
     shape = tile.shape_of(op.results[0].type)
     i64 = _i64()
 
@@ -675,7 +675,7 @@ def _atomic_helper(op, kind: str, elem: ir.Type, n_values: int) -> ir.FlatSymbol
     ):
         with ir.InsertionPoint.at_block_begin(body), op.location:
             decl = func_d.FuncOp(name, ([_i64()] + [elem] * n_values, [elem]), visibility="private")
-            decl.attributes["tile.atomic"] = ir.DictAttr.get(
+            decl.attributes[contract.ATOMIC] = ir.DictAttr.get(
                 {"kind": ir.StringAttr.get(kind), "sem": ir.StringAttr.get(sem)}
             )
     return ir.FlatSymbolRefAttr.get(name)
@@ -1005,9 +1005,9 @@ def _status_arg(op) -> ir.Value:
     fn = op.parent
     while fn is not None and fn.name != "func.func":
         fn = fn.parent
-    if fn is None or "tile.status_arg" not in fn.attributes:
+    if fn is None or contract.STATUS_ARG not in fn.attributes:
         raise PassError("device assertions on the CPU need tile-cpu-grid to run first", op)
-    index = ir.IntegerAttr(fn.attributes["tile.status_arg"]).value
+    index = ir.IntegerAttr(fn.attributes[contract.STATUS_ARG]).value
     return fn.regions[0].blocks[0].arguments[index]
 
 
@@ -1022,10 +1022,12 @@ def _assert(op, sizes):
     file, line, col = diagnostics.file_location(op.location)
     where = f"{file}:{line}:{col}: " if file else ""
     entries = (
-        list(ir.ArrayAttr(module.attributes["tile.asserts"])) if "tile.asserts" in module.attributes else []
+        list(ir.ArrayAttr(module.attributes[contract.ASSERTS]))
+        if contract.ASSERTS in module.attributes
+        else []
     )
     message = where + ir.StringAttr(op.attributes["message"]).value
-    module.attributes["tile.asserts"] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(message)])
+    module.attributes[contract.ASSERTS] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(message)])
     code = len(entries) + 1  # the status word holds the 1-based number of the failed assertion
     i32 = ir.IntegerType.get_signless(32)
     shape = tile.shape_of(cond.type)
@@ -1060,7 +1062,9 @@ def _print(op, sizes):
     while module.name != "builtin.module":
         module = module.parent
     status_index = (
-        ir.IntegerAttr(fn.attributes["tile.status_arg"]).value if "tile.status_arg" in fn.attributes else None
+        ir.IntegerAttr(fn.attributes[contract.STATUS_ARG]).value
+        if contract.STATUS_ARG in fn.attributes
+        else None
     )
     if status_index is None:
         raise PassError("device printing on the CPU needs tile-cpu-grid to run first", op)
@@ -1073,11 +1077,11 @@ def _print(op, sizes):
     elem = tile.element_of(value.type) if value is not None else ir.IntegerType.get_signless(64)
     is_float = isinstance(elem, ir.FloatType)
     entries = (
-        list(ir.ArrayAttr(module.attributes["tile.prints"])) if "tile.prints" in module.attributes else []
+        list(ir.ArrayAttr(module.attributes[contract.PRINTS])) if contract.PRINTS in module.attributes else []
     )
     record = f"{prefix}\x00{int(hex_)}\x00{int(value is not None)}\x00{','.join(map(str, shape))}"
     print_id = len(entries)
-    module.attributes["tile.prints"] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(record)])
+    module.attributes[contract.PRINTS] = ir.ArrayAttr.get(entries + [ir.StringAttr.get(record)])
     i32, i64, f64 = ir.IntegerType.get_signless(32), _i64(), ir.F64Type.get()
     name = "__tilec_print_f" if is_float else "__tilec_print_i"
     carrier = f64 if is_float else i64

@@ -12,6 +12,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, func, scf
 
+from tilec.dialects import contract
 from tilec.passes.base import PassError, TilePass
 
 PROGRAM_SUFFIX = "_program"
@@ -31,11 +32,7 @@ class CpuGridPass(TilePass):
     name: ClassVar[str] = "tile-cpu-grid"
 
     def run(self, module: ir.Module) -> None:
-        kernels = [
-            op
-            for op in module.body.operations
-            if op.operation.name == "func.func" and "tile.kernel" in op.attributes
-        ]
+        kernels = contract.kernels(module)
         if not kernels:
             raise PassError("no function marked tile.kernel in the module")
         for kernel in kernels:
@@ -71,14 +68,14 @@ def _wrap(module: ir.Module, kernel) -> None:
     if arg_attrs is not None:
         extra_attrs = [ir.DictAttr.get({})] * 7
         kernel.attributes["arg_attrs"] = ir.ArrayAttr.get(list(ir.ArrayAttr(arg_attrs)) + extra_attrs)
-    kernel.attributes["tile.status_arg"] = ir.IntegerAttr.get(i32, len(user_types) + 6)
-    del kernel.attributes["tile.kernel"]
+    kernel.attributes[contract.STATUS_ARG] = ir.IntegerAttr.get(i32, len(user_types) + 6)
+    del kernel.attributes[contract.KERNEL]
 
     with loc, ir.InsertionPoint(module.body):
         grid_types = user_types + [i64, i64, i32, i32, i32, i64]
         wrapper = func.FuncOp(name, (grid_types, []))
-        wrapper.attributes["tile.kernel"] = ir.UnitAttr.get()
-        wrapper.attributes["tile.grid_entry"] = ir.UnitAttr.get()
+        wrapper.attributes[contract.KERNEL] = ir.UnitAttr.get()
+        wrapper.attributes[contract.GRID_ENTRY] = ir.UnitAttr.get()
         if arg_attrs is not None:
             wrapper.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 list(ir.ArrayAttr(arg_attrs)) + [ir.DictAttr.get({})] * len(GRID_ARGS)

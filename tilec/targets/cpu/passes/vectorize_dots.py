@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from mlir import ir, passmanager
 
+from tilec.dialects import contract
 from tilec.passes.base import TilePass, ops_named
 
 
@@ -47,8 +48,8 @@ class CpuVectorizeDotsPass(TilePass):
             m, n = ir.RankedTensorType(op.results[0].type).shape
             k = ir.RankedTensorType(op.operands[0].type).shape[1]
             block = f"{_divisor(m, self.rows)}x{_divisor(n, self.cols)}x{_divisor(k, self.depth)}"
-            op.attributes["tilec.dot_block"] = ir.StringAttr.get(block)
-        blocks = sorted({ir.StringAttr(op.attributes["tilec.dot_block"]).value for op in matmuls})
+            op.attributes[contract.DOT_BLOCK] = ir.StringAttr.get(block)
+        blocks = sorted({ir.StringAttr(op.attributes[contract.DOT_BLOCK]).value for op in matmuls})
         parsed = ir.Module.parse(_script(blocks))  # held: the clone below reads its body
         cloned = parsed.body.operations[0].operation.clone(ir.InsertionPoint(module.body))
         try:

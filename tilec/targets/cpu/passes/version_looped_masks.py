@@ -29,6 +29,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import scf
 
+from tilec.dialects import contract
 from tilec.passes.base import TilePass, defining_op, ops_named
 from tilec.passes.lowering_common import segments, without_mask
 from tilec.passes.versioning import LOOPS, all_true
@@ -42,8 +43,8 @@ class CpuVersionLoopedMasksPass(TilePass):
     name: ClassVar[str] = "tile-cpu-version-looped-masks"
 
     def run(self, module: ir.Module) -> None:
-        for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in LOOPS):
+        for fn in contract.kernels(module):
+            if any(ops_named(fn, name) for name in LOOPS):
                 for op in [*ops_named(fn, "tile.load"), *ops_named(fn, "tile.store")]:
                     if _versionable(op):
                         _version(op)

@@ -25,6 +25,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from tilec.dialects import contract
 from tilec.passes.base import TilePass, ops_named
 from tilec.passes.lowering_common import segments, without_mask
 from tilec.passes.versioning import LOOPS, all_true, hoist_slice, pure_slice, split_body
@@ -39,9 +40,8 @@ class CpuVersionMasksPass(TilePass):
     name: ClassVar[str] = "tile-cpu-version-masks"
 
     def run(self, module: ir.Module) -> None:
-        for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes:
-                _version(fn)
+        for fn in contract.kernels(module):
+            _version(fn)
 
 
 def _version(fn: ir.Operation) -> None:

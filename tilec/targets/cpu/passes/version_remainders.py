@@ -32,6 +32,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.analysis.affine_tiles import enclosing_blocks, wrapped_value
+from tilec.dialects import contract
 from tilec.passes.base import TilePass, ops_named
 from tilec.passes.versioning import (
     LOOPS,
@@ -54,8 +55,8 @@ class CpuVersionRemaindersPass(TilePass):
     name: ClassVar[str] = "tile-cpu-version-remainders"
 
     def run(self, module: ir.Module) -> None:
-        for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes and any(ops_named(fn, name) for name in LOOPS):
+        for fn in contract.kernels(module):
+            if any(ops_named(fn, name) for name in LOOPS):
                 _version(fn, fn.regions[0].blocks[0], frozenset())
 
 

@@ -63,7 +63,7 @@ from tilec.analysis.affine_tiles import (
     poly_mul,
 )
 from tilec.analysis.axis_info import AxisAnalysis
-from tilec.dialects import tile
+from tilec.dialects import contract, tile
 from tilec.dialects.kernel_arguments import argument_expression, argument_name
 from tilec.dialects.kernel_arrays import format_array
 from tilec.passes.base import TilePass, defining_op, ops_named
@@ -90,9 +90,8 @@ class PointerTensorCopiesPass(TilePass):
     num_warps: int = 4  # what the warpgroup-MMA lowering will have
 
     def run(self, module: ir.Module) -> None:
-        for fn in ops_named(module.operation, "func.func"):
-            if "tile.kernel" in fn.attributes:
-                _raise_loads(fn, fn.regions[0].blocks[0], self.num_warps)
+        for fn in contract.kernels(module):
+            _raise_loads(fn, fn.regions[0].blocks[0], self.num_warps)
 
 
 @dataclass

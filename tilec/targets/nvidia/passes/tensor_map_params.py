@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from mlir import ir
 
+from tilec.dialects import contract
 from tilec.passes.base import PassError, TilePass, ops_named
 
 TENSOR_MAP_BYTES, TENSOR_MAP_ALIGN = 128, 64  # CUtensorMap
@@ -31,7 +32,7 @@ class TensorMapParamsPass(TilePass):
 
     def run(self, module: ir.Module) -> None:
         for fn in ops_named(module.operation, "llvm.func"):
-            if "tilec.tensor_map_params" not in fn.attributes:
+            if contract.TENSOR_MAP_PARAMS not in fn.attributes:
                 continue
             if "nvvm.kernel" not in fn.attributes:
                 raise PassError("tensor-map parameters on a function that is not an NVVM kernel", fn)
@@ -41,7 +42,7 @@ class TensorMapParamsPass(TilePass):
                 if "arg_attrs" in fn.attributes
                 else [ir.DictAttr.get({})] * count
             )
-            for index in ir.DenseI32ArrayAttr(fn.attributes["tilec.tensor_map_params"]):
+            for index in ir.DenseI32ArrayAttr(fn.attributes[contract.TENSOR_MAP_PARAMS]):
                 if str(fn.regions[0].blocks[0].arguments[index].type) != "!llvm.ptr":
                     raise PassError(f"tensor-map parameter {index} is not an !llvm.ptr", fn)
                 attrs[index] = ir.DictAttr.get(
