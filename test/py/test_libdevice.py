@@ -1024,7 +1024,7 @@ def test_ieee_remainder(target, dtype):
 
 @builtin
 def _exact_fmod(x, y):
-    from tilec.passes.exact_remainder import exact_fmod
+    from tilec.language.float_remainder import exact_fmod
 
     return exact_fmod(semantic.to_tensor(x), semantic.to_tensor(y))
 

@@ -3,6 +3,7 @@
 import builtins as _py
 
 from . import core, extra, math, target_info  # noqa: F401  (tl.math.exp etc., tl.extra.libdevice)
+from . import expansions as _expansions  # noqa: F401  (registers the passes' expansions of tile ops)
 from .aggregates import aggregate, constexpr_function
 from .block_pointers import advance, block_pointer, make_block_ptr
 from .builtins import (

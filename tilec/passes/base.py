@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from mlir import ir
 
+from tilec.dialects import expansions
 from tilec.dialects.tile import defining_op  # noqa: F401 (the passes' import of it)
 
 
@@ -144,3 +145,22 @@ _COMMON_RULES = {
     "warp_size": ("32 or 64", lambda v: v in (32, 64)),
     "vendor": ("nvidia or amd", lambda v: v in ("nvidia", "amd")),
 }
+
+
+def expansions_for(tile_pass: TilePass, family: str) -> dict:
+    """The op name -> expansion table `tile_pass` applies (tilec/dialects/expansions.py)."""
+    table = expansions.family(family)
+    if not table:
+        raise PassError(
+            f"{tile_pass.name}: no '{family}' expansions are registered; they are defined by tilec.language "
+            "(import it before running this pass, as the compiler and tilec-opt do)"
+        )
+    return table
+
+
+def expand(op: ir.Operation, build) -> None:
+    """Replaces `op` (one result) with what `build(op)` builds in front of it."""
+    with op.location, ir.InsertionPoint(op):
+        result = build(op)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()

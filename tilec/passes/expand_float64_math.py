@@ -13,9 +13,9 @@ from typing import ClassVar
 
 from mlir import ir
 
-from tilec.dialects import tile
+from tilec.dialects import expansions, tile
 
-from .base import TilePass
+from .base import TilePass, expand, expansions_for
 
 
 @dataclass(frozen=True)
@@ -29,21 +29,15 @@ class ExpandFloat64MathPass(TilePass):
     name: ClassVar[str] = "tile-expand-float64-math"
 
     def run(self, module: ir.Module) -> None:
-        from tilec.language import core, float64_math
-
+        table = expansions_for(self, expansions.FLOAT64_MATH)
         found = []
 
         def collect(op):
             op = op.operation if hasattr(op, "operation") else op
-            if op.name in float64_math.FUNCTIONS and str(tile.element_of(op.results[0].type)) == "f64":
+            if op.name in table and str(tile.element_of(op.results[0].type)) == "f64":
                 found.append(op)
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(collect)
         for op in found:
-            shape = tuple(tile.shape_of(op.results[0].type))
-            with op.location, ir.InsertionPoint(op):
-                x = core.tensor(op.operands[0], core.float64, shape)
-                result = float64_math.FUNCTIONS[op.name](x)
-            op.results[0].replace_all_uses_with(result.handle)
-            op.erase()
+            expand(op, table[op.name])

@@ -14,9 +14,9 @@ from typing import ClassVar
 
 from mlir import ir
 
-from tilec.dialects import tile
+from tilec.dialects import expansions
 
-from .base import TilePass, ops_named
+from .base import TilePass, expand, expansions_for, ops_named
 
 
 @dataclass(frozen=True)
@@ -31,17 +31,6 @@ class ExpandSortPass(TilePass):
     name: ClassVar[str] = "tile-expand-sort"
 
     def run(self, module: ir.Module) -> None:
-        from tilec.language import builtins, core, reorder
-
+        table = expansions_for(self, expansions.SORT)
         for op in ops_named(module.operation, "tile.sort"):
-            src = op.operands[0]
-            signed = "unsigned" not in op.attributes
-            dtype = core.dtype_from_ir(tile.element_of(src.type), signed=signed)
-            axis = ir.IntegerAttr(op.attributes["axis"]).value
-            shape = tuple(tile.shape_of(src.type))
-            first_stage = shape[axis].bit_length() - 1 if "merge" in op.attributes else 1
-            with op.location, ir.InsertionPoint(op), builtins.in_a_pass():
-                x = core.tensor(src, dtype, shape)
-                result = reorder.bitonic_network(x, axis, first_stage, "descending" in op.attributes)
-            op.results[0].replace_all_uses_with(result.handle)
-            op.erase()
+            expand(op, table[op.name])

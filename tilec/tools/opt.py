@@ -164,6 +164,7 @@ def process_chunk(chunk: Chunk, steps, args, name: str, err) -> tuple[str | None
     """Returns (printed IR or None, diagnostics)."""
     from mlir import ir
 
+    import tilec.language  # noqa: F401  (defines the expansions tile-expand-sort and others apply)
     from tilec import diagnostics
     from tilec.dialects import tile
     from tilec.passes.pipeline import StepFailed, run_pipeline, verify_module
