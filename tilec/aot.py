@@ -21,6 +21,8 @@ import sys
 import uuid
 from pathlib import Path
 
+from tilec.errors import CompilationError
+
 from . import cache
 
 
@@ -111,7 +113,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from tilec.compiler import compile as compile_kernel
-    from tilec.python.errors import CompilationError
 
     constexprs = {}
     for item in args.constexpr:

@@ -24,8 +24,8 @@ import warnings
 from tilec import knobs
 
 from . import cache
+from .errors import CompilationError, PerformanceWarning
 from .python import launch_observers
-from .python.errors import CompilationError, PerformanceWarning
 from .targets import target_for
 
 
@@ -297,7 +297,7 @@ class Autotuner:
                     # destroyed here (by the garbage collector, or pushed out of the list that keeps
                     # IRDL modules alive) crashed the child in MLIR (its threads did not survive fork).
                     gc.disable()
-                    tile._KEEP_ALIVE.keep_all()
+                    tile.KEEP_ALIVE.keep_all()
                     compiler.COMPILE_ONLY = True
                     for c in chunk:
                         try:

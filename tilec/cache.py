@@ -23,7 +23,6 @@ import ast
 import hashlib
 import json
 import os
-import platform
 import shutil
 import uuid
 from collections.abc import MutableMapping
@@ -45,12 +44,7 @@ class ArtifactError(RuntimeError):
 
 def root() -> Path | None:
     """The cache folder, or None when the disk cache is off."""
-    value = knobs.CACHE_DIR.raw()
-    if value is None:
-        return Path.home() / ".cache" / "tilec"
-    if value.strip().lower() in ("", "0", "off", "none"):
-        return None
-    return Path(value)
+    return knobs.cache_folder()
 
 
 def reads_enabled() -> bool:
@@ -72,17 +66,6 @@ def compiler_fingerprint() -> str:
             h.update(path.read_bytes())
         _FINGERPRINT = h.hexdigest()
     return _FINGERPRINT
-
-
-def host_fingerprint() -> str:
-    """The host CPU's model and features: CPU kernels are generated for this very CPU (-mcpu=native)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
-    except OSError:
-        lines = []
-
-    return hashlib.sha256((platform.machine() + "".join(sorted(set(lines)))).encode()).hexdigest()[:16]
 
 
 def kernel_key(source_key: str, specialization, target: str, options) -> str:

@@ -16,8 +16,9 @@ from tilec import knobs
 from tilec.dialects import contract
 from tilec.language import core
 
-from .python import arrays
-from .python.errors import CompilationError
+from .errors import CompilationError, PerformanceWarning
+from .runtime import target_of
+from .targets import arrays
 
 INTERPRETER = "interpreter"
 COMPILE_ONLY = False  # set in autotuning's compile processes: they fill the cache and never launch
@@ -380,17 +381,17 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
             if kernel is not None:
                 return kernel
         from .analysis.written_args import written_arguments
-        from .python import codegen
+        from .python import kernel_module
 
         with timed("tile", name):
-            module = codegen.build_module(
+            module = kernel_module.build_module(
                 jit_fn,
                 specs,
                 debug=options.debug,
                 num_warps=options.num_warps,
                 # (AMD lowers no device assertions yet: its debug builds go without these checks)
                 sanitize_overflow=options.sanitize_overflow and backend.lowers_assertions,
-                target=target,
+                target=target_of(target),
             )
         arg_names = [n for n, s in specs.items() if s[0] == "arg"]
         kernel = CompiledKernel(
@@ -427,8 +428,6 @@ def _warn_of_advisories(jit_fn, kernel: CompiledKernel) -> None:
     """A `tilec.PerformanceWarning` at the kernel's definition for each advisory the back end gave
     (kept in `metadata["ptxas_advisories"]`; a kernel loaded from the cache does not warn again)."""
     import warnings
-
-    from .python.errors import PerformanceWarning
 
     advisories = kernel.metadata.get("ptxas_advisories")
     if not advisories or kernel.options.debug:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 OFF = ("", "0", "off", "false", "no")
 
@@ -137,6 +138,16 @@ def forced_target() -> str | None:
     if INTERPRET.on():
         return "interpreter"
     return TARGET.text()
+
+
+def cache_folder() -> Path | None:
+    """The disk cache's folder from TILEC_CACHE_DIR (default ~/.cache/tilec); None when it is off."""
+    value = CACHE_DIR.raw()
+    if value is None:
+        return Path.home() / ".cache" / "tilec"
+    if value.strip().lower() in (*OFF, "none"):
+        return None
+    return Path(value)
 
 
 def dumped_stages() -> set[str] | None:

@@ -7,7 +7,7 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec.python.errors import InterpreterError
+from tilec.errors import InterpreterError
 
 
 def _line(text: str) -> str:

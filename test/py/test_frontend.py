@@ -300,7 +300,7 @@ def test_suite_ir_round_trips_through_tilec_opt(monkeypatch, tmp_path, capsys):
 def test_array_addresses_without_the_interface_dict():
     """Launches read an ndarray's address from its struct (arrays.data_address; ~10 us less per CPU
     launch of three arrays); it must equal what __array_interface__ says for every kind of array."""
-    from tilec.python import arrays
+    from tilec.targets import arrays
 
     base = np.arange(240, dtype=np.float32).reshape(12, 20)
     frozen = base.copy()

@@ -6,7 +6,7 @@ from suite import CASES, check
 
 import tilec
 import tilec.language as tl
-from tilec.python.interpreter import InterpreterError
+from tilec.errors import InterpreterError
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from suite import CASES, check
 
 from tilec.dialects import tile
 from tilec.passes.pipeline import parse_pipeline, run_pipeline
-from tilec.python import arrays
-from tilec.python.interpreter import Memory, Program
+from tilec.targets import arrays
+from tilec.targets.interpreter.memory import Memory
+from tilec.targets.interpreter.program import Program
 
 TRANSFORMED: dict = {1: set(), 2: set()}
 

@@ -440,9 +440,9 @@ def _box_loads(boxes: list):
     against their pointers; `boxes` counts them."""
     from tilec.dialects import kernel_arrays
     from tilec.dialects import tile as tile_dialect
-    from tilec.python import interpreter
+    from tilec.targets.interpreter import memory, translator
 
-    pointers = interpreter._HANDLERS["tile.load"]
+    pointers = translator.HANDLERS["tile.load"]
 
     def handler(tr, op):
         by_pointers = pointers(tr, op)
@@ -454,9 +454,9 @@ def _box_loads(boxes: list):
             fn = fn.parent
         names = [str(d["tile.name"]).strip('"') for d in fn.attributes["arg_attrs"]]
         args = dict(zip(names, (tr.slot(a) for a in fn.regions[0].blocks[0].arguments)))
-        seg = tile_dialect._segments(op, tile_dialect.SPECS["load"])
+        seg = tile_dialect.operand_segments(op, tile_dialect.SPECS["load"])
         coords = [tr.slot(v) for v in seg["coords"]]
-        out, dtype = tr.slot(op.results[0]), interpreter.np_dtype(op.results[0].type)
+        out, dtype = tr.slot(op.results[0]), memory.np_dtype(op.results[0].type)
         rows_n, cols_n = tile_dialect.shape_of(op.results[0].type)
 
         def value(part, env):
@@ -496,18 +496,21 @@ def _interpret_raised(kernel, grid, args, num_warps, monkeypatch, held=(), **con
 
     from tilec.dialects import tile as tile_dialect
     from tilec.passes.pipeline import parse_pipeline, run_pipeline
-    from tilec.python import arrays, interpreter
+    from tilec.targets import arrays
+    from tilec.targets.interpreter import memory as interpreter_memory
+    from tilec.targets.interpreter import program as interpreter_program
+    from tilec.targets.interpreter import translator
 
     boxes: list = []
-    monkeypatch.setitem(interpreter._HANDLERS, "tile.load", _box_loads(boxes))
+    monkeypatch.setitem(translator.HANDLERS, "tile.load", _box_loads(boxes))
     compiled = kernel.warmup(*args, grid=grid, target="interpreter", **constexprs)
     with tile_dialect.make_context():
         module = ir.Module.parse(compiled.asm["tile"])
         passes = f"tile-canonicalize,tile-pointer-tensor-copies{{num-warps={num_warps}}},tile-canonicalize"
         run_pipeline(module, parse_pipeline(passes))
         assert "descriptor" in str(module)  # the pass took the loads
-        program = interpreter.Program(module)
-    memory = interpreter.Memory()
+        program = interpreter_program.Program(module)
+    memory = interpreter_memory.Memory()
     for array in held:
         memory.add(arrays.host_view(array))
     bound = kernel.signature.bind(*args, **constexprs)

@@ -40,7 +40,7 @@ class ToyTarget(Target):
         context = tile.make_context()
         with context, ir.Location.unknown(context):
             module = ir.Module.parse(text, context)
-        from tilec.python.interpreter import Program
+        from tilec.targets.interpreter.program import Program
 
         return _launch_function(kernel, Program(module))
 

@@ -138,7 +138,7 @@ def _field_initializer(cls: type, names: list):
 
 
 def _flatten_fields(self):
-    from tilec.python.codegen import _flatten
+    from tilec.python.values import flatten_leaves as _flatten
 
     leaves, parts = [], []
     for name in type(self).__tilec_fields__:
@@ -153,7 +153,7 @@ def _flatten_fields(self):
 
 
 def _unflatten_fields(cls, structure, leaves):
-    from tilec.python.codegen import _unflatten
+    from tilec.python.values import unflatten as _unflatten
 
     obj = cls.__new__(cls)
     i = 0

@@ -101,7 +101,7 @@ def _checked_dims(boundary_check, rank: int, what: str) -> set[int] | None:
     dims = boundary_check if isinstance(boundary_check, list | tuple) else (boundary_check,)
     checked = set()
     for d in dims:
-        d = builtins._const_int(d, f"{what}: boundary_check")
+        d = builtins.const_int(d, f"{what}: boundary_check")
         if not 0 <= d < rank:
             raise SemanticError(f"{what}: boundary_check dimension {d} of a block pointer of rank {rank}")
         checked.add(d)
@@ -130,7 +130,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order) -> block_p
     shape = _int_list(shape, rank, "shape")
     strides = _int_list(strides, rank, "strides")
     offsets = _int_list(offsets, rank, "offsets")
-    order = tuple(builtins._const_int(o, "tl.make_block_ptr: order") for o in order)
+    order = tuple(builtins.const_int(o, "tl.make_block_ptr: order") for o in order)
     if sorted(order) != list(range(rank)):
         raise SemanticError(f"tl.make_block_ptr: order {list(order)} is not a permutation of 0..{rank - 1}")
     return block_pointer(base, shape, strides, offsets, block, order)

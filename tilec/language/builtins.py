@@ -19,6 +19,8 @@ from .core import dtype, tensor
 from .semantic import SemanticError, to_tensor
 
 ir = lazy_module("mlir.ir")
+
+
 tile = lazy_module("tilec.dialects.tile")
 
 
@@ -37,7 +39,7 @@ class _CompileState(threading.local):
     # integer +, -, * of kernel code are checked for overflow (Triton's sanitize_overflow, in a
     # debug build the user asked for)
     sanitize_overflow = False
-    compile_target = None  # the target being compiled for (tl.target_info)
+    compile_target = None  # the GPUTarget being compiled for (tl.target_info; set by the compiler)
 
 
 state = _CompileState()
@@ -75,7 +77,7 @@ def in_a_pass():
         state.active, state.debug_enabled, state.sanitize_overflow = saved
 
 
-def _const_int(v, what: str) -> int:
+def const_int(v, what: str) -> int:
     if isinstance(v, tensor):
         raise SemanticError(f"{what} must be a compile-time constant (tl.constexpr), got a tensor")
     if not isinstance(v, numbers.Integral):
@@ -94,14 +96,14 @@ def _shape(shape, what="shape") -> tuple[int, ...]:
         shape = (shape,)
     if isinstance(shape, tensor):
         raise SemanticError(f"{what} must be made of compile-time constants, got a tensor")
-    dims = tuple(_const_int(d, f"every dimension of {what}") for d in shape)
+    dims = tuple(const_int(d, f"every dimension of {what}") for d in shape)
     for d in dims:
         if d <= 0 or d & (d - 1):
             raise SemanticError(f"{what} {list(dims)} has a dimension that is not a power of two")
     return dims
 
 
-def _dtype(d) -> dtype:
+def as_dtype(d) -> dtype:
     if isinstance(d, str):
         return core.dtype_from_signature(d)
     if not isinstance(d, dtype):
@@ -119,10 +121,10 @@ def program_id(axis, bitwidth=None) -> tensor:
     """The index of this program instance along grid axis `axis` (0, 1 or 2), an int32 scalar; with
     bitwidth=64 (newer Triton's argument) an int64, zero-extended, so offsets computed from it are
     64-bit."""
-    axis = _const_int(axis, "axis")
+    axis = const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}")
-    width = 32 if bitwidth is None else _const_int(bitwidth, "program_id bitwidth")
+    width = 32 if bitwidth is None else const_int(bitwidth, "program_id bitwidth")
     if width not in (32, 64):
         raise SemanticError(f"program_id bitwidth must be 32 or 64, got {width}")
     pid = tensor(tile.program_id(axis), core.int32)
@@ -132,7 +134,7 @@ def program_id(axis, bitwidth=None) -> tensor:
 @builtin
 def num_programs(axis) -> tensor:
     """The number of program instances along grid axis `axis`, an int32 scalar."""
-    axis = _const_int(axis, "axis")
+    axis = const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
     return tensor(tile.num_programs(axis), core.int32)
@@ -141,7 +143,7 @@ def num_programs(axis) -> tensor:
 @builtin
 def arange(start, end) -> tensor:
     """The int32 block `[start, start + 1, ..., end - 1]`; `end - start` must be a power of two."""
-    start, end = _const_int(start, "arange start"), _const_int(end, "arange end")
+    start, end = const_int(start, "arange start"), const_int(end, "arange end")
     if end <= start:
         raise SemanticError(f"arange end ({end}) must be greater than start ({start})")
     n = end - start
@@ -155,7 +157,7 @@ def arange(start, end) -> tensor:
 @builtin
 def full(shape, value, dtype) -> tensor:
     """A block of `shape` filled with `value`, of type `dtype`."""
-    shape, t = _shape(shape), _dtype(dtype)
+    shape, t = _shape(shape), as_dtype(dtype)
     if isinstance(value, tensor):
         return semantic.broadcast_to(semantic.cast(value, t), shape)
     return semantic.constant(value, t, shape)
@@ -227,6 +229,8 @@ def _mask_for(ptr: tensor, mask) -> tensor | None:
 
 
 _CACHE = {"": "", ".ca": "ca", ".cg": "cg", ".cs": "cs", ".cv": "cv", ".wb": "wb", ".wt": "wt"}
+
+
 _EVICT = {"": "", "evict_normal": "normal", "evict_first": "evict_first", "evict_last": "evict_last"}
 
 
@@ -470,22 +474,50 @@ def _unary(name, mlir_name=None, accuracy=""):
 
 
 _APPROXIMATE = "On GPUs through the hardware's approximate unit, as in Triton (a few ulp in f32)."
+
+
 _WITHIN_AN_ULP = "On GPUs within an ulp of the exact result (float64 inside)."
+
+
 exp = _unary("exp", accuracy=_APPROXIMATE)
+
+
 exp2 = _unary("exp2", accuracy=_APPROXIMATE)
+
+
 log = _unary("log", accuracy=_WITHIN_AN_ULP)
+
+
 log2 = _unary("log2", accuracy=_WITHIN_AN_ULP)
+
+
 sqrt = _unary("sqrt")
+
+
 rsqrt = _unary("rsqrt")
+
+
 _REDUCED = "The argument is reduced exactly, however large."
+
+
 sin = _unary("sin", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
+
+
 cos = _unary("cos", accuracy=f"{_WITHIN_AN_ULP} {_REDUCED}")
+
+
 erf = _unary(
     "erf",
     accuracy="On GPUs within 2.2 ulp of erf itself in float32 (two fitted polynomials), 2 ulp in float64.",
 )
+
+
 floor = _unary("floor")
+
+
 ceil = _unary("ceil")
+
+
 tanh = _unary("tanh")
 
 
@@ -526,18 +558,6 @@ def div_rn(x, y) -> tensor:
 def fdiv(x, y, ieee_rounding=False) -> tensor:
     """Floating-point division; `ieee_rounding=True` is `div_rn`."""
     return semantic.truediv(x, y, precise=bool(ieee_rounding))
-
-
-@builtin
-def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
-    """exp(x - max) / sum(exp(x - max)) along `dim` (0 when None), as Triton's tl.softmax: with
-    `keep_dims=False` the reductions drop `dim` before broadcasting back (so dim must be the leading
-    one for 2-D inputs, as in Triton); `ieee_rounding=True` divides correctly rounded."""
-    x = to_tensor(x)
-    axis = 0 if dim is None else dim
-    z = semantic.sub(x, max(x, axis, keep_dims=keep_dims))
-    numerator = exp(z)
-    return fdiv(numerator, sum(numerator, axis, keep_dims=keep_dims), ieee_rounding)
 
 
 @builtin
@@ -618,7 +638,7 @@ def expand_dims(input, axis) -> tensor:
     """`input` with a new dimension of size 1 at `axis` (also written `x[:, None]`)."""
     x = to_tensor(input)
     axes = axis if isinstance(axis, tuple | list) else [axis]
-    axes = [_const_int(a, "axis") for a in axes]
+    axes = [const_int(a, "axis") for a in axes]
     rank = len(x.shape) + len(axes)  # of the result: every axis names a dimension of it
     for a in axes:
         if not -rank <= a < rank:
@@ -640,7 +660,7 @@ def squeeze(input, dim) -> tensor:
     x = to_tensor(input)
     dims = dim if isinstance(dim, tuple | list) else (dim,)
     rank = len(x.shape)
-    axes = sorted({_normalize_axis(_const_int(d, "tl.squeeze: dim"), rank) for d in dims})
+    axes = sorted({normalize_axis(const_int(d, "tl.squeeze: dim"), rank) for d in dims})
     for a in axes:
         if x.shape[a] != 1:
             raise SemanticError(
@@ -668,7 +688,7 @@ def trans(input, *dims) -> tensor:
                 f"tl.trans without dims needs 2 or more dimensions, got shape {list(x.shape)}"
             )
         dims = (*range(rank - 2), rank - 1, rank - 2)
-    dims = tuple(_const_int(d, "permutation") for d in dims)
+    dims = tuple(const_int(d, "permutation") for d in dims)
     if sorted(dims) != list(range(len(x.shape))):
         raise SemanticError(f"{list(dims)} is not a permutation of the {len(x.shape)} dimensions")
     shape = tuple(x.shape[d] for d in dims)
@@ -684,506 +704,13 @@ def ravel(x) -> tensor:
     return reshape(x, x.numel)
 
 
-# ----------------------------------------------------------------------------------------------
-# Reductions and scans
-# ----------------------------------------------------------------------------------------------
-
-
-def _combine_region(inputs: list[tensor], combine):
-    """A builder for a reduce/scan region: runs `combine` on scalar tensors of the element types."""
-
-    def build(args):
-        n = len(inputs)
-        lhs = [tensor(a, x.dtype) for a, x in zip(args[:n], inputs)]
-        rhs = [tensor(a, x.dtype) for a, x in zip(args[n:], inputs)]
-        out = combine(lhs, rhs)
-        out = list(out) if isinstance(out, tuple | list) else [out]
-        if len(out) != n:
-            raise SemanticError(f"the combine function must return {n} value(s), got {len(out)}")
-        result = []
-        for v, x in zip(out, inputs):
-            v = semantic.cast(to_tensor(v, x.dtype), x.dtype)
-            if v.shape:
-                raise SemanticError("the combine function must return scalars")
-            result.append(v.handle)
-        return result
-
-    return build
-
-
-def _normalize_axis(axis, rank) -> int:
-    axis = _const_int(axis, "axis")
+def normalize_axis(axis, rank) -> int:
+    axis = const_int(axis, "axis")
     if axis < 0:
         axis += rank
     if not 0 <= axis < rank:
         raise SemanticError(f"axis {axis} is out of range for a tensor of rank {rank}")
     return axis
-
-
-def reduce_tensors(inputs: list[tensor], axis, combine, keep_dims=False) -> list[tensor]:
-    """Reduces `inputs` along `axis` (all axes when None) with `combine(lhs_list, rhs_list)`."""
-    if not inputs[0].shape:
-        raise SemanticError("cannot reduce a scalar")
-    if axis is None:
-        flat = [reshape(x, x.numel) for x in inputs]
-        out = reduce_tensors(flat, 0, combine)
-        if keep_dims:
-            out = [reshape(o, (1,) * len(inputs[0].shape)) for o in out]
-        return out
-    axis = _normalize_axis(axis, len(inputs[0].shape))
-    if len(inputs) > tile.MAX_SLOTS:
-        raise SemanticError(f"a reduction takes at most {tile.MAX_SLOTS} tensors, got {len(inputs)}")
-    shape = inputs[0].shape
-    for x in inputs:
-        if x.shape != shape:
-            raise SemanticError(f"reduced tensors must share one shape: {list(x.shape)} vs {list(shape)}")
-    handles = tile.reduce([x.handle for x in inputs], axis, _combine_region(inputs, combine))
-    out_shape = shape[:axis] + shape[axis + 1 :]
-    out = [tensor(h, x.dtype, out_shape) for h, x in zip(handles, inputs)]
-    if keep_dims:
-        out = [semantic.expand_dims(o, axis) for o in out]
-    return out
-
-
-def _sum_dtype(t: dtype) -> dtype:
-    """Triton's _pick_sum_dtype: integers below 32 bits sum as int32, unsigned ones (and booleans,
-    unsigned in Triton) as uint32."""
-    if t.is_int() and t.primitive_bitwidth < 32:
-        return core.uint32 if t.is_int_unsigned() or t.is_bool() else core.int32
-    return t
-
-
-@builtin
-def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
-    """The sum along `axis` (all elements when None); integers below 32 bits are summed as int32."""
-    x = to_tensor(input)
-    target = _dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
-    x = semantic.cast(x, target)
-    return reduce_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), keep_dims)[0]
-
-
-def _max_combine(a, b):
-    return semantic.maximum(a[0], b[0])
-
-
-def _min_combine(a, b):
-    return semantic.minimum(a[0], b[0])
-
-
-def _arg_combine(greater: bool, floating: bool):
-    """Combines (value, index) pairs into the better one, as Triton's argmax: NaNs are skipped (any
-    number beats a NaN; of two NaNs the later index wins, the answer for a row of NaNs), equal values
-    keep the lower index. That is a total order, so the result does not depend on how the reduction
-    is split, and a masked-off lane (`other=-inf`) never wins over a real number."""
-
-    def combine(a, b):
-        va, ia = a
-        vb, ib = b
-        better = semantic.compare("gt" if greater else "lt", va, vb)
-        tie = semantic.logical_and(semantic.compare("eq", va, vb), semantic.compare("lt", ia, ib))
-        pick_a = semantic.logical_or(better, tie)
-        if floating:
-            a_nan, b_nan = semantic.compare("ne", va, va), semantic.compare("ne", vb, vb)
-            only_b_nan = semantic.logical_and(b_nan, semantic.compare("eq", va, va))
-            both_later = semantic.logical_and(
-                semantic.logical_and(a_nan, b_nan), semantic.compare("gt", ia, ib)
-            )
-            pick_a = semantic.logical_or(pick_a, semantic.logical_or(only_b_nan, both_later))
-        return semantic.where(pick_a, va, vb), semantic.where(pick_a, ia, ib)
-
-    return combine
-
-
-def _with_indices(x: tensor, axis, keep_dims, greater):
-    if axis is None:
-        x = reshape(x, x.numel)
-        axis = 0
-    axis = _normalize_axis(axis, len(x.shape))
-    idx = arange(0, x.shape[axis])
-    for _ in range(axis):
-        idx = semantic.expand_dims(idx, 0)
-    for _ in range(len(x.shape) - axis - 1):
-        idx = semantic.expand_dims(idx, len(idx.shape))
-    idx = semantic.broadcast_to(idx, x.shape)
-    return reduce_tensors([x, idx], axis, _arg_combine(greater, x.dtype.is_floating()), keep_dims)
-
-
-def _minmax_input(x: tensor, values_only: bool) -> tensor:
-    """Triton's types for tl.max / tl.min: bf16 compares as fp32; without indices, values narrower
-    than 32 bits are reduced as fp32 or int32 (so `tl.max(x_int8) + 100` does not wrap)."""
-    t = x.dtype
-    if t.is_bf16() or values_only and t.primitive_bitwidth < 32 and t.is_floating():
-        return semantic.cast(x, core.float32)
-    if values_only and t.primitive_bitwidth < 32 and t.is_int():
-        return semantic.cast(x, core.int32)
-    return x
-
-
-@builtin
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The maximum along `axis`; with `return_indices=True` also its index (the first one on ties).
-    As in Triton, values narrower than 32 bits come back as fp32 / int32 (bf16 as fp32 also with
-    indices)."""
-    x = _minmax_input(to_tensor(input), not return_indices)
-    if return_indices:
-        v, i = _with_indices(x, axis, keep_dims, greater=True)
-        return v, i
-    return reduce_tensors([x], axis, _max_combine, keep_dims)[0]
-
-
-@builtin
-def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The minimum along `axis`; with `return_indices=True` also its index (the first one on ties).
-    Result types as tl.max's."""
-    x = _minmax_input(to_tensor(input), not return_indices)
-    if return_indices:
-        v, i = _with_indices(x, axis, keep_dims, greater=False)
-        return v, i
-    return reduce_tensors([x], axis, _min_combine, keep_dims)[0]
-
-
-@builtin
-def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
-    """The index of the maximum along `axis` (the first one on ties)."""
-    return _with_indices(to_tensor(input), axis, keep_dims, greater=True)[1]
-
-
-@builtin
-def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
-    """The index of the minimum along `axis` (the first one on ties)."""
-    return _with_indices(to_tensor(input), axis, keep_dims, greater=False)[1]
-
-
-@builtin
-def xor_sum(input, axis=None, keep_dims=False) -> tensor:
-    """The bitwise xor of the elements along `axis`."""
-    x = to_tensor(input)
-    return reduce_tensors([x], axis, lambda a, b: semantic.xor_(a[0], b[0]), keep_dims)[0]
-
-
-@builtin
-def reduce_or(input, axis=None, keep_dims=False) -> tensor:
-    """The bitwise or of the integer elements along `axis` (all of them when None)."""
-    x = to_tensor(input)
-    if not x.dtype.is_int():
-        raise SemanticError(f"tl.reduce_or needs integer elements, got {x.dtype}")
-    return reduce_tensors([x], axis, lambda a, b: semantic.or_(a[0], b[0]), keep_dims)[0]
-
-
-@builtin
-def logical_and(x, y) -> tensor:
-    """Element-wise `x and y` of truth values (nonzero is true); an int1 tensor."""
-    return semantic.logical_and(x, y)
-
-
-@builtin
-def logical_or(x, y) -> tensor:
-    """Element-wise `x or y` of truth values (nonzero is true); an int1 tensor."""
-    return semantic.logical_or(x, y)
-
-
-def scan_tensors(inputs: list[tensor], axis, combine, reverse=False) -> list[tensor]:
-    """Inclusive scans of `inputs` along `axis` with `combine(lhs_list, rhs_list)`."""
-    if not inputs[0].shape:
-        raise SemanticError("cannot scan a scalar")
-    axis = _normalize_axis(axis, len(inputs[0].shape))
-    if len(inputs) > tile.MAX_SLOTS:
-        raise SemanticError(f"a scan takes at most {tile.MAX_SLOTS} tensors, got {len(inputs)}")
-    handles = tile.scan([x.handle for x in inputs], axis, _combine_region(inputs, combine), reverse=reverse)
-    return [tensor(h, x.dtype, x.shape) for h, x in zip(handles, inputs)]
-
-
-@builtin
-def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
-    """The inclusive prefix sum along `axis` (`reverse=True` scans from the end); integers below 32
-    bits are summed as int32 / uint32 and bf16 as fp32, as in Triton."""
-    x = to_tensor(input)
-    default = core.float32 if x.dtype.is_bf16() else _sum_dtype(x.dtype)
-    x = semantic.cast(x, _dtype(dtype) if dtype is not None else default)
-    return scan_tensors([x], axis, lambda a, b: semantic.add(a[0], b[0]), reverse)[0]
-
-
-@builtin
-def cumprod(input, axis=0, reverse=False) -> tensor:
-    """The inclusive prefix product along `axis` (`reverse=True` scans from the end); bf16 is
-    multiplied as fp32, as in Triton."""
-    x = to_tensor(input)
-    if x.dtype.is_bf16():
-        x = semantic.cast(x, core.float32)
-    return scan_tensors([x], axis, lambda a, b: semantic.mul(a[0], b[0]), reverse)[0]
-
-
-def _user_combine(fn, n):
-    def combine(lhs, rhs):
-        if state.call_combine is None:
-            raise SemanticError("combine functions can only be used inside a kernel")
-        return state.call_combine(fn, list(lhs) + list(rhs))
-
-    return combine
-
-
-@builtin
-def map_elementwise(scalar_fn, *args, pack=1):
-    """Applies the @tilec.jit `scalar_fn` to every element of the arguments (broadcast to one shape):
-    it is called with one scalar per argument and returns a scalar, or a tuple of them (then a tuple
-    of tensors comes back). Unlike tl.where, a branch inside runs only where it is taken. With
-    `pack` = k > 1 it gets k elements of each argument at once, argument by argument (`f(a0, a1, b0,
-    b1)` for pack=2), and returns k values per result, result by result (`q0, q1, r0, r1`); the k are
-    consecutive elements in row-major order (on GPUs Triton hands over k registers of a thread, which
-    are consecutive elements for its usual layouts)."""
-    pack = _const_int(pack, "tl.map_elementwise's pack")
-    if pack < 1 or pack & (pack - 1):
-        raise SemanticError(f"tl.map_elementwise: pack must be a power of two, got {pack}")
-    if not args:
-        raise SemanticError("tl.map_elementwise needs at least one argument")
-    if len(args) * pack > tile.ELEMENTWISE_ARG_SLOTS:
-        raise SemanticError(
-            f"tl.map_elementwise takes up to {tile.ELEMENTWISE_ARG_SLOTS} arguments times pack, got "
-            f"{len(args)} x {pack}"
-        )
-    inputs = [to_tensor(a) for a in args]
-    shape = ()
-    for x in inputs:
-        shape = semantic.broadcast_shapes(shape, x.shape)
-    inputs = [semantic.broadcast_to(x, shape) if shape else x for x in inputs]
-    if pack == 1:
-        return _map_scalars(scalar_fn, inputs, shape)
-    numel = 1
-    for d in shape:
-        numel *= d
-    if not shape or numel % pack:
-        raise SemanticError(
-            f"tl.map_elementwise: pack={pack} needs tensors whose element count it divides, got shape {list(shape)}"
-        )
-    slots = [s for x in inputs for s in _pack_slots(reshape(x, (numel // pack, pack)))]
-    out = _map_scalars(scalar_fn, slots, (numel // pack,), many=True)
-    if len(out) % pack:
-        raise SemanticError(
-            f"the function given to tl.map_elementwise with pack={pack} must return a multiple of {pack} "
-            f"values ({pack} per result), got {len(out)}"
-        )
-    results = tuple(reshape(_unpack_slots(list(out[i : i + pack])), shape) for i in range(0, len(out), pack))
-    return results
-
-
-def _pack_slots(x: tensor) -> list[tensor]:
-    """The columns of x (M, w), w a power of two, as w tensors (M,), by halving (split's pairs)."""
-    m, w = x.shape
-    if w == 1:
-        return [reshape(x, (m,))]
-    from . import reorder
-
-    even, odd = reorder.split(reshape(x, (m, w // 2, 2)))  # columns 2i and 2i + 1
-    evens, odds = _pack_slots(even), _pack_slots(odd)
-    return [c for pair in zip(evens, odds) for c in pair]
-
-
-def _unpack_slots(columns: list[tensor]) -> tensor:
-    """The inverse of _pack_slots: w tensors (M,) as the columns of one (M, w)."""
-    if len(columns) == 1:
-        return reshape(columns[0], (columns[0].shape[0], 1))
-    from . import reorder
-
-    even, odd = _unpack_slots(columns[0::2]), _unpack_slots(columns[1::2])
-    pairs = reorder.join(even, odd)  # (M, w/2, 2): [m, i, b] is column 2i + b
-    return reshape(pairs, (pairs.shape[0], 2 * pairs.shape[1]))
-
-
-def _map_scalars(scalar_fn, inputs: list[tensor], shape, many: bool = False):
-    """tl.map_elementwise with pack=1 on `inputs` of one shape (a tuple back for several results, or
-    always with `many`)."""
-    returned: list = []
-
-    def body(block_args):
-        scalars = [tensor(a, x.dtype) for a, x in zip(block_args, inputs)]
-        if state.call_combine is None:
-            raise SemanticError("tl.map_elementwise can only be used inside a kernel")
-        out = state.call_combine(scalar_fn, scalars)
-        out = list(out) if isinstance(out, tuple | list) else [out]
-        if not out or _py.any(v is None for v in out):
-            raise SemanticError("the function given to tl.map_elementwise must return a value")
-        out = [to_tensor(v) for v in out]
-        if _py.any(v.shape for v in out):
-            raise SemanticError("the function given to tl.map_elementwise must return scalars")
-        returned[:] = [v.dtype for v in out]
-        return [v.handle for v in out]
-
-    # The result types are what the function returns: a first build finds them, then it is built again.
-    handles = [x.handle for x in inputs]
-    tile.map_(handles, [], body).erase()
-    if len(returned) > tile.MAX_SLOTS:
-        raise SemanticError(f"tl.map_elementwise: at most {tile.MAX_SLOTS} results, got {len(returned)}")
-    dtypes = list(returned)
-    op = tile.map_(handles, [tile.with_shape(d.to_ir(), list(shape)) for d in dtypes], body)
-    results = tuple(tensor(r, d, shape) for r, d in zip(op.results, dtypes))
-    return results if len(results) > 1 or many else results[0]
-
-
-@builtin
-def reduce(input, axis, combine_fn, keep_dims=False):
-    """Reduces `input` (a tensor or a tuple of tensors) along `axis` with a @tilec.jit `combine_fn`."""
-    inputs = list(input) if isinstance(input, tuple | list) else [input]
-    inputs = [to_tensor(x) for x in inputs]
-    out = reduce_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), keep_dims)
-    return tuple(out) if isinstance(input, tuple | list) else out[0]
-
-
-@builtin
-def associative_scan(input, axis, combine_fn, reverse=False):
-    """Inclusive scan of `input` (a tensor or tuple) along `axis` with a @tilec.jit `combine_fn`."""
-    inputs = list(input) if isinstance(input, tuple | list) else [input]
-    inputs = [to_tensor(x) for x in inputs]
-    out = scan_tensors(inputs, axis, _user_combine(combine_fn, len(inputs)), reverse)
-    return tuple(out) if isinstance(input, tuple | list) else out[0]
-
-
-# ----------------------------------------------------------------------------------------------
-# dot
-# ----------------------------------------------------------------------------------------------
-
-
-@builtin
-def dot(
-    input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None
-):
-    """The matrix product of 2-D blocks `input` [M, K] and `other` [K, N], plus `acc` when given
-    (3-D blocks [B, M, K] and [B, K, N]: B products, as in Triton).
-    fp16/bf16 and fp8 (float8e4nv, float8e5, mixed too) inputs accumulate in fp32, int8 in int32.
-    For fp32 inputs `input_precision` is "tf32" (the default, as in Triton: tf32 tensor cores on
-    NVIDIA sm_80+), "tf32x3" (three tf32 products, close to fp32), "ieee" (exact fp32), "bf16x3" or
-    "bf16x6" (as Triton's: each operand split into bfloat16 parts hi + mid (+ lo), and the three
-    products hi hi, hi mid, mid hi (six: also mid mid, hi lo, lo hi) summed in fp32, smallest first:
-    bf16 tensor cores at about 2^-16 (2^-24) relative; the same dots on every target);
-    `allow_tf32=False` means "ieee". For fp8 inputs on Hopper's tensor cores, which sum in reduced
-    precision, `max_num_imprecise_acc` (as in Triton; default: all of K) is how many K values are
-    summed that way before the partial sum is added in fp32 (0 or 32: after every instruction).
-    """
-    a, b = to_tensor(input), to_tensor(other)
-    if input_precision in _BF16_SPLITS and a.dtype.is_fp32() and b.dtype.is_fp32():
-        return _bf16_split_dot(a, b, acc, _BF16_SPLITS[input_precision])
-    if len(a.shape) == 3 and len(b.shape) == 3:
-        options = dict(input_precision=input_precision, allow_tf32=allow_tf32, out_dtype=out_dtype)
-        return _batched_dot(a, b, acc, max_num_imprecise_acc=max_num_imprecise_acc, **options)
-    if len(a.shape) != 2 or len(b.shape) != 2:
-        raise SemanticError(
-            f"tl.dot needs 2-D (or 3-D, batched) tensors, got shapes {list(a.shape)} and {list(b.shape)}"
-        )
-    if a.shape[1] != b.shape[0]:
-        raise SemanticError(f"tl.dot inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
-    if a.dtype != b.dtype and not (a.dtype.is_fp8() and b.dtype.is_fp8()):
-        raise SemanticError(
-            f"tl.dot operands must have one dtype (or be two fp8 formats), got {a.dtype} and {b.dtype}"
-        )
-    out_t = _dot_result_type(a.dtype, out_dtype)
-    shape = (a.shape[0], b.shape[1])
-    if acc is None:
-        acc_t = semantic.constant(0, out_t, shape)
-    else:
-        acc_t = to_tensor(acc)
-        if acc_t.shape != shape:
-            raise SemanticError(f"tl.dot accumulator must have shape {list(shape)}, got {list(acc_t.shape)}")
-        out_t = acc_t.dtype
-    if input_precision is None:
-        input_precision = "tf32" if (allow_tf32 is None or allow_tf32) and a.dtype.is_fp32() else "ieee"
-    if input_precision in _BF16_SPLITS:  # for operands other than fp32 (split above), as "ieee"
-        input_precision = "ieee"
-    if input_precision not in ("ieee", "tf32", "tf32x3"):
-        raise SemanticError(
-            f"input_precision '{input_precision}' is not one of ieee, tf32, tf32x3, bf16x3, bf16x6"
-        )
-    if max_num_imprecise_acc is not None:
-        max_num_imprecise_acc = _py.int(max_num_imprecise_acc)
-        if max_num_imprecise_acc < 0:
-            raise SemanticError(f"max_num_imprecise_acc must be >= 0, got {max_num_imprecise_acc}")
-        if a.dtype.is_fp8() and b.dtype.is_fp8() and max_num_imprecise_acc > a.shape[1]:
-            raise SemanticError(  # Triton's check and wording
-                f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({a.shape[1]})"
-            )
-    h = tile.dot(
-        a.handle,
-        b.handle,
-        acc_t.handle,
-        input_precision=input_precision,
-        max_num_imprecise_acc=max_num_imprecise_acc,
-    )
-    return tensor(h, out_t, shape)
-
-
-# input_precision -> the (a part, b part) products summed, smallest first: 0 = hi, 1 = mid, 2 = lo
-_BF16_SPLITS = {
-    "bf16x3": [(1, 0), (0, 1), (0, 0)],
-    "bf16x6": [(1, 1), (2, 0), (0, 2), (1, 0), (0, 1), (0, 0)],
-}
-
-
-def _bf16_parts(x: tensor, count: int) -> list[tensor]:
-    """fp32 x as bfloat16 parts hi, mid, lo (x = hi + mid + lo to 24 bits; each remainder is exact)."""
-    parts, rest = [], x
-    for _ in range(count):
-        part = semantic.cast(rest, core.bfloat16)
-        parts.append(part)
-        rest = semantic.sub(rest, semantic.cast(part, core.float32))
-    return parts
-
-
-def _bf16_split_dot(a: tensor, b: tensor, acc, products) -> tensor:
-    """tl.dot of fp32 operands with input_precision "bf16x3" / "bf16x6" as bfloat16 dots (see tl.dot)."""
-    count = 1 + _py.max(p for pair in products for p in pair)
-    a_parts, b_parts = _bf16_parts(a, count), _bf16_parts(b, count)
-    for i, j in products:
-        acc = dot(a_parts[i], b_parts[j], acc=acc)
-    return acc
-
-
-def _dot_result_type(operand: dtype, out_dtype) -> dtype:
-    """Triton's rule: integer operands give int32 and fp32 / bf16 operands fp32 whatever `out_dtype`
-    says; fp16 and fp8 operands give `out_dtype` (fp32 by default); bf16 results are refused (cast
-    the fp32 result)."""
-    requested = _dtype(out_dtype) if out_dtype is not None else None
-    if requested is not None and requested.is_bf16():
-        raise SemanticError(
-            "tl.dot: out_dtype=bfloat16 is not supported (as in Triton): use out_dtype=tl.float32 and "
-            "cast the result with .to(tl.bfloat16)"
-        )
-    if operand.is_int():
-        return core.int32
-    if operand.is_fp64():
-        return core.float64
-    if operand.is_fp32() or operand.is_bf16() or requested is None:
-        return core.float32
-    return requested
-
-
-def _batched_dot(a: tensor, b: tensor, acc, **options) -> tensor:
-    """tl.dot of [B, M, K] and [B, K, N] (plus acc [B, M, N]): B 2-D products, each batch's operands
-    taken out exactly (reorder._take) and the results stacked by selects, so every target runs it
-    with its 2-D dot lowering (tensor cores included); the cost of the taking and stacking grows with
-    B, which Triton's block-level batched dots keep small."""
-    from . import reorder
-
-    if a.shape[0] != b.shape[0]:
-        raise SemanticError(f"tl.dot batch dimensions differ: {list(a.shape)} x {list(b.shape)}")
-    batch = a.shape[0]
-
-    def take(x: tensor, i: int) -> tensor:
-        return reshape(reorder._take(x, 0, i), x.shape[1:]) if batch > 1 else reshape(x, x.shape[1:])
-
-    accs = None
-    if acc is not None:
-        acc = to_tensor(acc)
-        if len(acc.shape) != 3:
-            raise SemanticError(f"tl.dot accumulator must be 3-D for 3-D operands, got {list(acc.shape)}")
-        accs = [take(acc, i) for i in _py.range(batch)]
-    products = [
-        dot(take(a, i), take(b, i), None if accs is None else accs[i], **options) for i in _py.range(batch)
-    ]
-    shape = (batch, *products[0].shape)
-    out = semantic.broadcast_to(expand_dims(products[0], 0), shape)
-    index = reorder._index_along(shape, 0)
-    for i in _py.range(1, batch):
-        chosen = semantic.compare("eq", index, i)
-        out = semantic.where(chosen, semantic.broadcast_to(expand_dims(products[i], 0), shape), out)
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1302,7 +829,7 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     is unused. Up to 8 arguments and 4 results."""
     if not isinstance(asm, str) or not isinstance(constraints, str):
         raise SemanticError("tl.inline_asm_elementwise: asm and constraints must be strings")
-    pack = _const_int(pack, "tl.inline_asm_elementwise's pack")
+    pack = const_int(pack, "tl.inline_asm_elementwise's pack")
     several = isinstance(dtype, tuple | list)
     dtypes = list(dtype) if several else [dtype]
     if not isinstance(args, tuple | list):
@@ -1374,7 +901,7 @@ def _hint_attr(x: tensor, name: str, values):
             name
         ]
         raise SemanticError(f"tl.{hint}: expected an integer or a list of integers, got {values!r}")
-    values = [_const_int(v, name) for v in values]
+    values = [const_int(v, name) for v in values]
     owner = x.handle.owner
     if isinstance(owner, ir.Block):
         return x  # a block argument: hints on arguments come from specialization

@@ -659,10 +659,10 @@ class tensor:
             raise _sem().SemanticError(f"item() needs a one-element tensor, got shape {list(self.shape)}")
         if not self.shape:
             return self
-        from . import builtins
+        from . import builtins, reductions
 
         flat = builtins.reshape(self, (1,))  # a reduction of one element hands it over unchanged
-        return builtins.reduce_tensors([flat], 0, lambda a, b: a[0])[0]
+        return reductions.reduce_tensors([flat], 0, lambda a, b: a[0])[0]
 
     def trans(self, *dims):
         from . import builtins
@@ -676,34 +676,34 @@ class tensor:
         return self.trans()
 
     def sum(self, axis=None, keep_dims=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.sum(self, axis, keep_dims)
+        return reductions.sum(self, axis, keep_dims)
 
     def max(self, axis=None, keep_dims=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.max(self, axis, keep_dims=keep_dims)
+        return reductions.max(self, axis, keep_dims=keep_dims)
 
     def min(self, axis=None, keep_dims=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.min(self, axis, keep_dims=keep_dims)
+        return reductions.min(self, axis, keep_dims=keep_dims)
 
     def argmax(self, axis, keep_dims=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.argmax(self, axis, keep_dims=keep_dims)
+        return reductions.argmax(self, axis, keep_dims=keep_dims)
 
     def argmin(self, axis, keep_dims=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.argmin(self, axis, keep_dims=keep_dims)
+        return reductions.argmin(self, axis, keep_dims=keep_dims)
 
     def cumsum(self, axis=0, reverse=False):
-        from . import builtins
+        from . import reductions
 
-        return builtins.cumsum(self, axis, reverse)
+        return reductions.cumsum(self, axis, reverse)
 
 
 def _sem():

@@ -265,10 +265,7 @@ def kernel_array(base: tensor, shape: list, strides: list) -> str | None:
 def _has_tensor_copies() -> bool:
     # elsewhere the spec would only keep the load from the CPU's mask versioning (which leaves
     # descriptor blocks alone)
-    from tilec.runtime import target_of
-
-    name = builtins.state.compile_target
-    target = None if name is None else target_of(name)
+    target = builtins.state.compile_target
     return target is not None and target.backend == "cuda" and target.arch >= 90
 
 
@@ -355,3 +352,12 @@ def store_tensor_descriptor(desc: tensor_descriptor, offsets, value) -> None:
     if not isinstance(desc, tensor_descriptor):
         raise SemanticError(f"tl.store_tensor_descriptor: expected a tensor descriptor, got {desc!r}")
     return desc.store(offsets, value)
+
+
+def part_names(name: str, rank: int) -> list:
+    """The names a descriptor argument's parts go by among a kernel's arguments (its flattening)."""
+    return [
+        f"{name}.base",
+        *(f"{name}.shape[{d}]" for d in range(rank)),
+        *(f"{name}.strides[{d}]" for d in range(rank - 1)),
+    ]

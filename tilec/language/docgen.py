@@ -1,5 +1,6 @@
 """Renders docs/language.md from `tilec.language` itself: every public function with its signature and
-docstring, in the sections of builtins.py, plus the dtypes.
+docstring, in the sections of builtins.py, reductions.py and dot_product.py (their `# ---` banners), plus
+the dtypes.
 
     python -m tilec.language.docgen > docs/language.md      (a test fails when the file is stale)
 """
@@ -11,7 +12,9 @@ import inspect
 import pathlib
 
 import tilec.language as tl
-from tilec.language import builtins, core
+from tilec.language import builtins, core, dot_product, reductions
+
+_MODULES = (builtins, reductions, dot_product)  # the functions of tl, section by section
 
 HEADER = """# The tile language (`tilec.language`, imported as `tl`)
 
@@ -23,8 +26,18 @@ NumPy interpreter for debugging.
 
 
 def _sections() -> list[tuple[str, list[str]]]:
-    """(section title, function names) in the order of builtins.py's `# ---` banners."""
-    source = pathlib.Path(builtins.__file__).read_text()
+    """(section title, function names) in the order of the modules' `# ---` banners."""
+    sections: list[tuple[str, list[str]]] = [("General", [])]
+    for module in _MODULES:
+        sections += _module_sections(pathlib.Path(module.__file__).read_text())
+    merged: dict[str, list[str]] = {}
+    for title, names in sections:
+        merged.setdefault(title, []).extend(names)
+    return [(title, names) for title, names in merged.items() if names]
+
+
+def _module_sections(source: str) -> list[tuple[str, list[str]]]:
+    """(banner title, public function names below it) of one module."""
     lines = source.splitlines()
     banners = []
     for i in range(1, len(lines) - 1):
@@ -43,7 +56,7 @@ def _sections() -> list[tuple[str, list[str]]]:
             sections.append((banners[banner_index][1], []))
             banner_index += 1
         sections[-1][1].append(node.name)
-    return [(title, names) for title, names in sections if names]
+    return sections
 
 
 def _entry(name: str, fn) -> str:
@@ -111,7 +124,9 @@ def render() -> str:
     public = {n for n in dir(tl) if not n.startswith("_")}
     listed = set()
     for title, names in _sections():
-        names = [n for n in names if n in public and getattr(tl, n) is getattr(builtins, n)]
+        names = [
+            n for n in names if n in public and any(getattr(tl, n) is getattr(m, n, None) for m in _MODULES)
+        ]
         if not names:
             continue
         out.append(f"## {title}\n")

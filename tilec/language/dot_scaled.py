@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import builtins, core, reorder, semantic
 from .builtins import builtin
 from .core import tensor
+from .dot_product import dot as _dot
 from .semantic import SemanticError
 
 FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
@@ -126,6 +127,6 @@ def dot_scaled(
     if rhs_scale is not None:
         b = _scaled(b, _scale_factors(rhs_scale, n, k // GROUP, "rhs_scale"), 0)
     if "fp16" in (lhs_format, rhs_format):
-        return builtins.dot(a, b, acc, input_precision="tf32", out_dtype=out_dtype)
+        return _dot(a, b, acc, input_precision="tf32", out_dtype=out_dtype)
     a, b = semantic.cast(a, core.bfloat16), semantic.cast(b, core.bfloat16)
-    return builtins.dot(a, b, acc, out_dtype=out_dtype)
+    return _dot(a, b, acc, out_dtype=out_dtype)

@@ -77,7 +77,7 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
     k = _CONSTANTS[bits]
     c0, c1, c2, c3 = words
     k0, k1 = (semantic.cast(semantic.to_tensor(key, t), t) for key in (k0, k1))
-    for _ in range(builtins._const_int(n_rounds, "tl.philox: n_rounds")):
+    for _ in range(builtins.const_int(n_rounds, "tl.philox: n_rounds")):
         c0, c1, c2, c3 = (
             semantic.xor_(semantic.xor_(_mulhi(k["round_b"], c2, bits), c1), k0),
             semantic.mul(c2, semantic.constant(k["round_b"], t)),

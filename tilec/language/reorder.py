@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from tilec._lazy import lazy_module
 
-from . import builtins, core, semantic
+from . import builtins, core, reductions, semantic
 from .builtins import builtin
 from .core import tensor
 from .semantic import SemanticError
@@ -59,7 +59,9 @@ def _take(x: tensor, axis: int, position: int) -> tensor:
     chosen = semantic.where(
         semantic.compare("eq", _index_along(x.shape, axis), position), bits, semantic.constant(0, bits.dtype)
     )
-    picked = builtins.reduce_tensors([chosen], axis, lambda a, b: semantic.add(a[0], b[0]), keep_dims=True)[0]
+    picked = reductions.reduce_tensors([chosen], axis, lambda a, b: semantic.add(a[0], b[0]), keep_dims=True)[
+        0
+    ]
     return _from_bits(picked, x.dtype)
 
 
@@ -94,7 +96,7 @@ def split(a) -> tuple[tensor, tensor]:
 
 
 def _scalar(x: tensor) -> tensor:
-    return builtins.reduce_tensors([builtins.reshape(x, (1,))], 0, lambda a, b: a[0])[0]
+    return reductions.reduce_tensors([builtins.reshape(x, (1,))], 0, lambda a, b: a[0])[0]
 
 
 @builtin
@@ -117,7 +119,7 @@ def cat(input, other, can_reorder=False, dim=0) -> tensor:
             f"tl.cat: the blocks must have one shape, got {list(a.shape)} and {list(b.shape)}"
         )
     rank = len(a.shape)
-    dim = builtins._normalize_axis(builtins._const_int(dim, "tl.cat: dim"), rank)
+    dim = builtins.normalize_axis(builtins.const_int(dim, "tl.cat: dim"), rank)
     joined = join(a, b)  # [n0, ..., n_{r-1}, 2]
     order = (*range(dim), rank, *range(dim, rank))  # the pair axis just before `dim`
     paired = builtins.permute(joined, order)
@@ -134,9 +136,7 @@ def flip(x, dim=None) -> tensor:
     if not x.shape:
         raise SemanticError("tl.flip: cannot flip a scalar")
     rank = len(x.shape)
-    dim = (
-        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.flip: dim"), rank)
-    )
+    dim = rank - 1 if dim is None else builtins.normalize_axis(builtins.const_int(dim, "tl.flip: dim"), rank)
     n = x.shape[dim]
     if n & (n - 1):
         raise SemanticError(f"tl.flip: the flipped dimension must be a power of two, got {n}")
@@ -152,9 +152,7 @@ def _sorted_dimension(x, dim, what: str) -> tuple[tensor, int, int]:
     if not x.shape:
         raise SemanticError(f"{what}: cannot sort a scalar")
     rank = len(x.shape)
-    dim = (
-        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, f"{what}: dim"), rank)
-    )
+    dim = rank - 1 if dim is None else builtins.normalize_axis(builtins.const_int(dim, f"{what}: dim"), rank)
     n = x.shape[dim]
     if n & (n - 1):
         raise SemanticError(f"{what}: the sorted dimension must be a power of two, got {n}")
@@ -262,11 +260,9 @@ def topk(x, k, dim=None, descending=True) -> tensor:
     x = semantic.to_tensor(x)
     if not x.shape:
         raise SemanticError("tl.topk: a scalar has no elements to choose from")
-    k = builtins._const_int(k, "tl.topk: k")
+    k = builtins.const_int(k, "tl.topk: k")
     rank = len(x.shape)
-    dim = (
-        rank - 1 if dim is None else builtins._normalize_axis(builtins._const_int(dim, "tl.topk: dim"), rank)
-    )
+    dim = rank - 1 if dim is None else builtins.normalize_axis(builtins.const_int(dim, "tl.topk: dim"), rank)
     n = x.shape[dim]
     if k < 1 or k & (k - 1) or k > n:
         raise SemanticError(f"tl.topk: k must be a power of two from 1 to {n}, got {k}")
@@ -292,7 +288,7 @@ def gather(src, index, axis) -> tensor:
         )
     if not index.dtype.is_int():
         raise SemanticError(f"tl.gather: index must be integers, got {index.dtype}")
-    axis = builtins._normalize_axis(builtins._const_int(axis, "tl.gather: axis"), rank)
+    axis = builtins.normalize_axis(builtins.const_int(axis, "tl.gather: axis"), rank)
     for d in range(rank):
         if d != axis and src.shape[d] != index.shape[d]:
             raise SemanticError(
@@ -315,7 +311,7 @@ def histogram(input, num_bins, mask=None) -> tensor:
     """int32 counts of the values 0 .. num_bins - 1 in the 1-D integer block `input` (values outside
     that range, and lanes where `mask` is false, are not counted)."""
     x = semantic.to_tensor(input)
-    bins = builtins._const_int(num_bins, "tl.histogram: num_bins")
+    bins = builtins.const_int(num_bins, "tl.histogram: num_bins")
     if len(x.shape) != 1 or not x.dtype.is_int():
         raise SemanticError(f"tl.histogram: expected a 1-D block of integers, got {x!r}")
     if bins < 1 or bins & (bins - 1):

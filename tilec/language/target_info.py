@@ -17,8 +17,6 @@ and the tests are False. Triton's interpreter reports the GPU of the machine; ti
 
 from __future__ import annotations
 
-from tilec.runtime import GPUTarget, target_of
-
 from . import builtins as _builtins
 from .aggregates import constexpr_function
 
@@ -33,10 +31,9 @@ __all__ = [
 
 
 @constexpr_function
-def current_target() -> GPUTarget | None:
-    """The target being compiled for (None outside a kernel's compilation)."""
-    name = _builtins.state.compile_target
-    return None if name is None else target_of(name)
+def current_target() -> tuple | None:
+    """The target being compiled for, a GPUTarget (None outside a kernel's compilation)."""
+    return _builtins.state.compile_target
 
 
 @constexpr_function

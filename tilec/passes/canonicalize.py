@@ -102,7 +102,7 @@ def _fold_addptr_zero(op: ir.Operation) -> bool:
 
 def _drop_true_mask(op: ir.Operation) -> bool:
     """Removes a mask that is constant true (and `other` with it: it can never be used)."""
-    mask = (tile._segments(op, tile.SPECS[op.name[5:]]).get("mask") or [None])[0]
+    mask = (tile.operand_segments(op, tile.SPECS[op.name[5:]]).get("mask") or [None])[0]
     if mask is None or not _is_int_constant(mask, 1):
         return False
     with ir.InsertionPoint(op), op.location:

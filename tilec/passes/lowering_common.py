@@ -51,7 +51,7 @@ def semantics_of(op: ir.Operation) -> str:
 
 def segments(op: ir.Operation) -> dict:
     """A tile op's operands grouped by name (mask/other may be absent)."""
-    return tile._segments(op, tile.SPECS[op.name[5:]])
+    return tile.operand_segments(op, tile.SPECS[op.name[5:]])
 
 
 def without_mask(op: ir.Operation, value=lambda v: v) -> ir.Operation:

@@ -11,141 +11,52 @@ from __future__ import annotations
 
 import ast
 import builtins as _py
-import functools
-import inspect
 import itertools
 import numbers
 
 from mlir import ir
-from mlir.dialects import func, scf
+from mlir.dialects import scf
 
 import tilec.language as tl
 from tilec import knobs
-from tilec.dialects import contract, tile
+from tilec.errors import CompilationError
 from tilec.language import builtins as tlb
 from tilec.language import core, semantic
 from tilec.language.core import tensor
-from tilec.language.semantic import SemanticError, to_tensor
+from tilec.language.semantic import to_tensor
 
-from .errors import CompilationError
+from .kernel_functions import BoundJITMethod, KernelFunction
 from .source import SourceInfo
-
-MAX_INLINE_DEPTH = 32
-
-
-class _Unsupported(Exception):
-    pass
-
-
-# What Python raises while evaluating a kernel's code at compile time (a constexpr divided by zero,
-# an index past a tuple's end, a name or method that does not exist): the user's mistake, reported at
-# the user's line.
-_USER_ERRORS = (
-    SemanticError,
-    _Unsupported,
-    TypeError,
-    ValueError,
-    NameError,
-    AttributeError,
-    ArithmeticError,
-    LookupError,
-    RecursionError,
+from .static_analysis import (
+    IFEXP,
+    MISSING,
+    PY_INTROSPECTION,
+    PY_ON_TENSORS,
+    RETURN,
+    py_binop,
+    py_compare,
+    range_bounds,
+    same_constant,
+    tail_returns,
+    trip_count,
+)
+from .values import (
+    UNCHANGED,
+    USER_ERRORS,
+    KernelLambda,
+    Unsupported,
+    assigned_names,
+    error_reason,
+    flatten_leaves,
+    is_leaf_name,
+    is_number,
+    is_tensor,
+    leaf_count,
+    leaf_name,
+    unflatten,
 )
 
-
-def _reason(e: BaseException) -> str:
-    text = str(e)
-    if isinstance(e, ZeroDivisionError):
-        return f"division by zero in a compile-time value ({text})"
-    if isinstance(e, LookupError | ArithmeticError) and not isinstance(e, SemanticError):
-        return f"{type(e).__name__}: {text}"
-    return text
-
-
-def _is_tensor(v) -> bool:
-    return isinstance(v, tensor)
-
-
-# Aggregates: values made of several (a tuple, a block pointer) cross loops and branches as their
-# leaves (tensors and Python numbers), each carried like a variable of its own under a name that no
-# Python variable can have ("p[2]"); their structure (and the static parts in it) must not change.
-def _flatten(value) -> tuple[list, object]:
-    """The leaves of `value` and its structure (None: `value` is a leaf itself)."""
-    if isinstance(value, tuple):
-        parts = [_flatten(v) for v in value]
-        return [leaf for leaves, _ in parts for leaf in leaves], (
-            "tuple",
-            tuple(structure for _, structure in parts),
-            tuple(len(leaves) for leaves, _ in parts),
-            type(value),  # a named tuple stays one
-        )
-    flatten = getattr(value, "_tilec_flatten", None)
-    if flatten is not None:
-        leaves, structure = flatten()
-        return list(leaves), ("object", type(value), structure, len(leaves))
-    return [value], None
-
-
-def _leaf_count(structure) -> int:
-    if structure is None:
-        return 1
-    return sum(structure[2]) if structure[0] == "tuple" else structure[3]
-
-
-def _unflatten(structure, leaves: list):
-    if structure is None:
-        return leaves[0]
-    if structure[0] == "tuple":
-        out, i = [], 0
-        for part, count in zip(structure[1], structure[2]):
-            out.append(_unflatten(part, leaves[i : i + count]))
-            i += count
-        return tuple(out) if structure[3] is tuple else structure[3](*out)
-    return structure[1]._tilec_unflatten(structure[2], leaves)
-
-
-def _leaf_name(name: str, i: int) -> str:
-    return f"{name}[{i}]"
-
-
-def _is_leaf_name(name: str) -> bool:
-    return name.endswith("]")
-
-
-_UNCHANGED = object()  # _loop_types: a leaf the loop body does not change
-
-
-def _is_number(value) -> bool:
-    """A Python number (not yet a tensor): numbers fold at compile time until they meet a tensor."""
-    return not _is_tensor(value) and isinstance(value, numbers.Number)
-
-
-def assigned_names(stmts) -> list[str]:
-    """Names a list of statements (re)binds, in first-assignment order."""
-    names: list[str] = []
-
-    def add_target(t):
-        if isinstance(t, ast.Name):
-            if t.id not in names:
-                names.append(t.id)
-        elif isinstance(t, ast.Tuple | ast.List):
-            for e in t.elts:
-                add_target(e)
-        elif isinstance(t, ast.Starred):
-            add_target(t.value)
-
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    add_target(t)
-            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-                add_target(node.target)
-            elif isinstance(node, ast.For):
-                add_target(node.target)
-            elif isinstance(node, ast.NamedExpr):
-                add_target(node.target)
-    return names
+MAX_INLINE_DEPTH = 32
 
 
 # Compile time must stay proportional to the kernel: unrolled loops (tl.static_range, loops over
@@ -153,6 +64,8 @@ def assigned_names(stmts) -> list[str]:
 # statements (a large attention kernel is a few thousand; this many take about half a minute to
 # compile), and one unrolled loop may run this many iterations.
 MAX_EXPANDED_NODES = 1 << 18
+
+
 MAX_UNROLLED_ITERATIONS = 1 << 16
 
 
@@ -205,10 +118,10 @@ class CodeGenerator(ast.NodeVisitor):
                 return super().visit(node)
             except CompilationError:
                 raise
-            except _USER_ERRORS as e:
+            except USER_ERRORS as e:
                 # TILEC_DEBUG=1 keeps the Python error (and tilec's frames) as the cause, for tilec's
                 # developers; the user's file and line are in the message either way.
-                raise self.error(node, _reason(e)) from (e if knobs.DEBUG.on() else None)
+                raise self.error(node, error_reason(e)) from (e if knobs.DEBUG.on() else None)
 
     def _too_large(self, node):
         where = ""
@@ -227,7 +140,7 @@ class CodeGenerator(ast.NodeVisitor):
         """Runs `body(item)` for each item of a loop unrolled at compile time, within the limits."""
         count = len(items)
         if count > MAX_UNROLLED_ITERATIONS:
-            raise _Unsupported(
+            raise Unsupported(
                 f"this loop unrolls {count} iterations at compile time, more than the {MAX_UNROLLED_ITERATIONS} "
                 "tilec unrolls (compiling it would take minutes): use tl.range for a loop at run time"
             )
@@ -239,7 +152,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.expansion.unrolling.pop()
 
     def generic_visit(self, node):
-        raise _Unsupported(f"unsupported Python construct in a kernel: {type(node).__name__}")
+        raise Unsupported(f"unsupported Python construct in a kernel: {type(node).__name__}")
 
     # -- statements ---------------------------------------------------------------------------
     def visit_statements(self, stmts):
@@ -268,7 +181,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):
-            raise _Unsupported("augmented assignment works on names only (tensors are immutable)")
+            raise Unsupported("augmented assignment works on names only (tensors are immutable)")
         current = self.lookup(node.target.id, node.target)
         value = self.binary(node.op, current, self.visit(node.value))
         self.assign(node.target, value)
@@ -279,27 +192,27 @@ class CodeGenerator(ast.NodeVisitor):
             return
         if isinstance(target, ast.Tuple | ast.List):
             if any(isinstance(t, ast.Starred) for t in target.elts):
-                raise _Unsupported("starred assignment targets are not supported (as in Triton)")
+                raise Unsupported("starred assignment targets are not supported (as in Triton)")
             if not isinstance(value, tuple | list):
-                what = "a tensor" if _is_tensor(value) else f"non-iterable {type(value).__name__}"
-                raise _Unsupported(f"cannot unpack {what} into {len(target.elts)} names")
+                what = "a tensor" if is_tensor(value) else f"non-iterable {type(value).__name__}"
+                raise Unsupported(f"cannot unpack {what} into {len(target.elts)} names")
             if len(value) != len(target.elts):
                 few = "not enough" if len(value) < len(target.elts) else "too many"
-                raise _Unsupported(f"{few} values to unpack (expected {len(target.elts)}, got {len(value)})")
+                raise Unsupported(f"{few} values to unpack (expected {len(target.elts)}, got {len(value)})")
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
-        raise _Unsupported("only names can be assigned in a kernel (tensors are immutable)")
+        raise Unsupported("only names can be assigned in a kernel (tensors are immutable)")
 
     def visit_Return(self, node):
         if self.in_loop:
-            raise _Unsupported("return inside a run-time for/while loop is not supported")
+            raise Unsupported("return inside a run-time for/while loop is not supported")
         value = self.visit(node.value) if node.value is not None else None
         if self.in_dynamic_flow:
             # in a run-time if: the value leaves the branch as a variable the if merges (returns
             # were moved to the ends of branches beforehand: see _tail_returns)
             if value is not None:
-                self.lscope[_RETURN] = value
+                self.lscope[RETURN] = value
         else:
             self.return_value = value
         self.returned = True
@@ -307,29 +220,29 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Assert(self, node):
         cond = self.visit(node.test)
         msg = self.visit(node.msg) if node.msg is not None else ast.unparse(node.test)
-        if not _is_tensor(cond):
+        if not is_tensor(cond):
             if not cond:
-                raise _Unsupported(f"assertion failed at compile time: {msg}")
+                raise Unsupported(f"assertion failed at compile time: {msg}")
             return
         tlb.device_assert(cond, str(msg))
 
     def visit_Break(self, node):
-        raise _Unsupported("'break' is not supported in kernel loops (as in Triton)")
+        raise Unsupported("'break' is not supported in kernel loops (as in Triton)")
 
     def visit_Continue(self, node):
-        raise _Unsupported("'continue' is not supported in kernel loops (as in Triton)")
+        raise Unsupported("'continue' is not supported in kernel loops (as in Triton)")
 
     # -- if -----------------------------------------------------------------------------------
     def visit_If(self, node):
         cond = self.visit(node.test)
-        if not _is_tensor(cond):
+        if not is_tensor(cond):
             self.visit_statements(node.body if cond else node.orelse)
             return
         self.dynamic_if(node, cond)
 
     def _scalar_condition(self, cond: tensor, what: str) -> ir.Value:
         if cond.shape:
-            raise _Unsupported(f"{what} condition must be a scalar, got a tensor of shape {list(cond.shape)}")
+            raise Unsupported(f"{what} condition must be a scalar, got a tensor of shape {list(cond.shape)}")
         return semantic.cast(cond, core.int1).handle
 
     def dynamic_if(self, node, cond: tensor):
@@ -350,53 +263,53 @@ class CodeGenerator(ast.NodeVisitor):
             self.in_dynamic_flow -= 1
             self.returned = False
         then_scope, else_scope = scopes
-        if any(returned) and not all(returned) and (_RETURN in then_scope or _RETURN in else_scope):
-            raise _Unsupported("a function that returns a value must return one on every path")
+        if any(returned) and not all(returned) and (RETURN in then_scope or RETURN in else_scope):
+            raise Unsupported("a function that returns a value must return one on every path")
         aggregates = self._split_branch_aggregates(before, then_scope, else_scope)
         names = [
             n
             for n in dict.fromkeys([*then_scope, *else_scope])
             if n in then_scope
             and n in else_scope
-            and not (then_scope[n] is before.get(n, _MISSING) and else_scope[n] is before.get(n, _MISSING))
+            and not (then_scope[n] is before.get(n, MISSING) and else_scope[n] is before.get(n, MISSING))
         ]
         merged, yields_then, yields_else = {}, [], []
         for n in names:
             a, b = then_scope[n], else_scope[n]
-            if not _is_tensor(a) and not _is_tensor(b):
-                if _same_constant(a, b):
+            if not is_tensor(a) and not is_tensor(b):
+                if same_constant(a, b):
                     merged[n] = a
                     continue
                 if not isinstance(a, numbers.Number) or not isinstance(b, numbers.Number):
                     if n in before:
-                        raise _Unsupported(f"'{n}' gets different compile-time values in the two branches")
+                        raise Unsupported(f"'{n}' gets different compile-time values in the two branches")
                     continue
             with ir.InsertionPoint(draft.then_block):
-                ta = to_tensor(a) if not _is_tensor(a) else a
+                ta = to_tensor(a) if not is_tensor(a) else a
             with ir.InsertionPoint(draft.else_block):
-                tb = to_tensor(b) if not _is_tensor(b) else b
+                tb = to_tensor(b) if not is_tensor(b) else b
             if ta.dtype != tb.dtype or ta.shape != tb.shape:
                 # A Python number on one side takes the other side's type.
-                if not _is_tensor(a):
+                if not is_tensor(a):
                     with ir.InsertionPoint(draft.then_block):
                         ta = semantic.broadcast_to(semantic.cast(ta, tb.dtype), tb.shape)
-                elif not _is_tensor(b):
+                elif not is_tensor(b):
                     with ir.InsertionPoint(draft.else_block):
                         tb = semantic.broadcast_to(semantic.cast(tb, ta.dtype), ta.shape)
                 else:
-                    if n == _RETURN:
-                        raise _Unsupported(
+                    if n == RETURN:
+                        raise Unsupported(
                             f"Inconsistent return types: the function returns {ta!r} on one path but "
                             f"{tb!r} on another"
                         )
-                    if n.startswith(_IFEXP):
-                        raise _Unsupported(
+                    if n.startswith(IFEXP):
+                        raise Unsupported(
                             "Ternary expression with dynamic condition has inconsistent types: "
                             f"{ta!r} and {tb!r} (a run-time condition needs one type)"
                         )
                     if n not in before:
                         continue
-                    raise _Unsupported(
+                    raise Unsupported(
                         f"Mismatched type for {n}: {ta!r} in the if branch but {tb!r} in the else branch"
                     )
             yields_then.append(ta)
@@ -424,7 +337,7 @@ class CodeGenerator(ast.NodeVisitor):
         draft.operation.erase()
         i = 0
         for n, v in merged.items():
-            if _is_tensor(v) and any(v is y for y in yields_then):
+            if is_tensor(v) and any(v is y for y in yields_then):
                 self.lscope[n] = tensor(final.results[i], v.dtype, v.shape)
                 i += 1
             else:
@@ -438,10 +351,10 @@ class CodeGenerator(ast.NodeVisitor):
         if not any(returned):
             return
         self.returned = True
-        value = self.lscope.pop(_RETURN, None)
+        value = self.lscope.pop(RETURN, None)
         if self.in_dynamic_flow:
             if value is not None:
-                self.lscope[_RETURN] = value
+                self.lscope[RETURN] = value
         else:
             self.return_value = value
 
@@ -450,29 +363,29 @@ class CodeGenerator(ast.NodeVisitor):
         into the scopes under leaf names (see _flatten)."""
         aggregates = {}
         for n in [*dict.fromkeys([*then_scope, *else_scope])]:
-            a, b = then_scope.get(n, _MISSING), else_scope.get(n, _MISSING)
+            a, b = then_scope.get(n, MISSING), else_scope.get(n, MISSING)
             if a is b:
                 continue
-            leaves_a, structure = _flatten(a)
-            leaves_b, structure_b = _flatten(b)
+            leaves_a, structure = flatten_leaves(a)
+            leaves_b, structure_b = flatten_leaves(b)
             if structure is None and structure_b is None:
                 continue
-            if structure != structure_b or a is _MISSING or b is _MISSING:
-                if n in before and a is not _MISSING and b is not _MISSING:
-                    raise _Unsupported(f"'{n}' is {a!r} in the if branch but {b!r} in the else branch")
+            if structure != structure_b or a is MISSING or b is MISSING:
+                if n in before and a is not MISSING and b is not MISSING:
+                    raise Unsupported(f"'{n}' is {a!r} in the if branch but {b!r} in the else branch")
                 continue  # it stays local to its branch
             aggregates[n] = structure
-            old_leaves, old_structure = _flatten(before.get(n, _MISSING))
+            old_leaves, old_structure = flatten_leaves(before.get(n, MISSING))
             for i, (leaf_a, leaf_b) in enumerate(zip(leaves_a, leaves_b)):
-                then_scope[_leaf_name(n, i)], else_scope[_leaf_name(n, i)] = leaf_a, leaf_b
+                then_scope[leaf_name(n, i)], else_scope[leaf_name(n, i)] = leaf_a, leaf_b
                 if old_structure == structure:
-                    before[_leaf_name(n, i)] = old_leaves[i]
+                    before[leaf_name(n, i)] = old_leaves[i]
             del then_scope[n], else_scope[n]
         return aggregates
 
     def _join_branch_aggregates(self, aggregates: dict) -> None:
         for n, structure in aggregates.items():
-            if all(_leaf_name(n, i) in self.lscope for i in range(_leaf_count(structure))):
+            if all(leaf_name(n, i) in self.lscope for i in range(leaf_count(structure))):
                 self._gather_aggregates({n: structure})
             else:  # a leaf differed in compile-time value: like such a variable, it stays branch-local
                 self.lscope.pop(n, None)
@@ -481,7 +394,7 @@ class CodeGenerator(ast.NodeVisitor):
     # -- loops --------------------------------------------------------------------------------
     def visit_For(self, node):
         if node.orelse:
-            raise _Unsupported("for ... else is not supported")
+            raise Unsupported("for ... else is not supported")
         iterator = node.iter
         callee = self.visit(iterator.func) if isinstance(iterator, ast.Call) else None
         if callee not in (_py.range, tl.range, tl.static_range):
@@ -494,16 +407,16 @@ class CodeGenerator(ast.NodeVisitor):
             return
         args = [self.visit(a) for a in iterator.args]
         kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
-        lb, ub, step = _range_bounds(callee, args, kwargs)
+        lb, ub, step = range_bounds(callee, args, kwargs)
         if callee is tl.static_range:
-            if any(_is_tensor(a) for a in (lb, ub, step)):
-                raise _Unsupported("tl.static_range bounds must be compile-time constants")
+            if any(is_tensor(a) for a in (lb, ub, step)):
+                raise Unsupported("tl.static_range bounds must be compile-time constants")
             if step == 0:
-                raise _Unsupported("tl.static_range's step must not be zero")
+                raise Unsupported("tl.static_range's step must not be zero")
             self.unrolled(node, _py.range(lb, ub, step), lambda i: self._unrolled_body(node, i))
             return
         if not isinstance(node.target, ast.Name):
-            raise _Unsupported("the loop variable must be a single name")
+            raise Unsupported("the loop variable must be a single name")
         self.dynamic_for(node, lb, ub, step)
 
     def _unrolled_body(self, node, item) -> None:
@@ -514,14 +427,14 @@ class CodeGenerator(ast.NodeVisitor):
         """The items of a compile-time iterable (a tuple, a list, zip/enumerate of them, a range of
         constants) that `what` walks at compile time."""
         iterable = self.visit(node)
-        if _is_tensor(iterable) or isinstance(iterable, str) or not hasattr(iterable, "__iter__"):
-            raise _Unsupported(
+        if is_tensor(iterable) or isinstance(iterable, str) or not hasattr(iterable, "__iter__"):
+            raise Unsupported(
                 f"{what} must iterate over range(...), tl.range(...), tl.static_range(...) or a "
                 f"compile-time sequence such as a tuple, not {type(iterable).__name__}"
             )
         items = list(itertools.islice(iterable, MAX_UNROLLED_ITERATIONS + 1))  # not all of range(10**12)
         if len(items) > MAX_UNROLLED_ITERATIONS:
-            raise _Unsupported(
+            raise Unsupported(
                 f"{what} over more than {MAX_UNROLLED_ITERATIONS} items are unrolled at compile time past "
                 "tilec's limit (compiling them would take minutes): use tl.range for a loop at run time"
             )
@@ -546,8 +459,8 @@ class CodeGenerator(ast.NodeVisitor):
                 keep = True
                 for condition in comp.ifs:
                     value = self.visit(condition)
-                    if _is_tensor(value):
-                        raise _Unsupported("a comprehension's condition must be a compile-time value")
+                    if is_tensor(value):
+                        raise Unsupported("a comprehension's condition must be a compile-time value")
                     if not value:
                         keep = False
                         break
@@ -577,18 +490,18 @@ class CodeGenerator(ast.NodeVisitor):
         return dict(self._comprehension(node, lambda: (self.visit(node.key), self.visit(node.value))))
 
     def _loop_index_type(self, *bounds) -> core.dtype:
-        types = [b.dtype for b in bounds if _is_tensor(b)]
+        types = [b.dtype for b in bounds if is_tensor(b)]
         for b in bounds:
-            if not _is_tensor(b) and not isinstance(b, numbers.Integral):
-                raise _Unsupported(f"range bounds must be integers, got {b!r}")
+            if not is_tensor(b) and not isinstance(b, numbers.Integral):
+                raise Unsupported(f"range bounds must be integers, got {b!r}")
         for b in bounds:
-            if _is_tensor(b) and b.shape:
-                raise _Unsupported(f"range bounds must be scalars, got a tensor of shape {list(b.shape)}")
+            if is_tensor(b) and b.shape:
+                raise Unsupported(f"range bounds must be scalars, got a tensor of shape {list(b.shape)}")
         for t in types:
             if not t.is_int():
-                raise _Unsupported(f"range bounds must be integers, got {t}")
+                raise Unsupported(f"range bounds must be integers, got {t}")
         if any(t.primitive_bitwidth == 64 for t in types) or any(
-            not _is_tensor(b) and not -(2**31) <= b < 2**31 for b in bounds
+            not is_tensor(b) and not -(2**31) <= b < 2**31 for b in bounds
         ):
             return core.int64
         return core.int32
@@ -598,42 +511,42 @@ class CodeGenerator(ast.NodeVisitor):
         aggregates' structures."""
         out, structures = [], {}
         for n in names:
-            leaves, structure = _flatten(self.lscope[n])
+            leaves, structure = flatten_leaves(self.lscope[n])
             if structure is None:
                 out.append(n)
                 continue
             structures[n] = structure
             for i, leaf in enumerate(leaves):
-                self.lscope[_leaf_name(n, i)] = leaf
-                out.append(_leaf_name(n, i))
+                self.lscope[leaf_name(n, i)] = leaf
+                out.append(leaf_name(n, i))
         return out, structures
 
     def _gather_aggregates(self, structures: dict) -> None:
         """Rebuilds each aggregate from its leaves in scope."""
         for n, structure in structures.items():
-            leaves = [self.lscope[_leaf_name(n, i)] for i in range(_leaf_count(structure))]
-            self.lscope[n] = _unflatten(structure, leaves)
+            leaves = [self.lscope[leaf_name(n, i)] for i in range(leaf_count(structure))]
+            self.lscope[n] = unflatten(structure, leaves)
 
     def _scatter_aggregates(self, structures: dict, where: str) -> None:
         """After a loop body: each aggregate's (new) leaves into scope; its structure must not change."""
         for n, structure in structures.items():
             value = self.lscope[n]
-            leaves, new = _flatten(value)
+            leaves, new = flatten_leaves(value)
             if new != structure:
-                before = _unflatten(
-                    structure, [self.lscope[_leaf_name(n, i)] for i in range(_leaf_count(structure))]
+                before = unflatten(
+                    structure, [self.lscope[leaf_name(n, i)] for i in range(leaf_count(structure))]
                 )
-                raise _Unsupported(
+                raise Unsupported(
                     f"loop-carried variable '{n}' is {before!r} before {where} but {value!r} after an "
                     "iteration; its type (and a block pointer's block shape) must stay the same"
                 )
             for i, leaf in enumerate(leaves):
-                self.lscope[_leaf_name(n, i)] = leaf
+                self.lscope[leaf_name(n, i)] = leaf
 
     def _drop_leaves(self, structures: dict) -> None:
         for n, structure in structures.items():
-            for i in range(_leaf_count(structure)):
-                self.lscope.pop(_leaf_name(n, i), None)
+            for i in range(leaf_count(structure)):
+                self.lscope.pop(leaf_name(n, i), None)
 
     def _carried(self, body, extra_defined=()) -> list[str]:
         return [n for n in assigned_names(body) if n in self.lscope and n not in extra_defined]
@@ -647,7 +560,7 @@ class CodeGenerator(ast.NodeVisitor):
         `acc += j` leaves acc 0 as long as j is the number 0. Each number found to change is therefore
         made a placeholder tensor of the type the loop will carry it in, and the body runs dry again,
         until no more numbers change and their types settle."""
-        numbers_carried = any(_is_number(self.lscope[n]) for n in names)
+        numbers_carried = any(is_number(self.lscope[n]) for n in names)
         if not numbers_carried and not aggregates:
             return {}
         placeholders: dict = {}  # number's name -> (dtype, shape) it is carried in
@@ -656,11 +569,11 @@ class CodeGenerator(ast.NodeVisitor):
             changed = {}
             for n in names:
                 v, after = self.lscope[n], found[n]
-                if not _is_number(v) or (
-                    n not in placeholders and not _is_tensor(after) and _same_constant(after, v)
+                if not is_number(v) or (
+                    n not in placeholders and not is_tensor(after) and same_constant(after, v)
                 ):
                     continue
-                if _is_tensor(after):
+                if is_tensor(after):
                     changed[n] = (after.dtype, tuple(after.shape))
                 elif isinstance(after, numbers.Number):
                     changed[n] = (semantic.python_scalar_dtype(v), ())
@@ -675,7 +588,7 @@ class CodeGenerator(ast.NodeVisitor):
         saved = dict(self.lscope)
         scratch = ir.Operation.create("scf.execute_region", results=[], regions=1)
         entering = {
-            n: (saved[n].handle.type, saved[n].dtype, saved[n].shape) for n in names if _is_tensor(saved[n])
+            n: (saved[n].handle.type, saved[n].dtype, saved[n].shape) for n in names if is_tensor(saved[n])
         }
         for n, (t, shape) in placeholders.items():
             entering[n] = (semantic._result_type(t, shape), t, shape)
@@ -690,9 +603,9 @@ class CodeGenerator(ast.NodeVisitor):
             for n in names:
                 after = self.lscope.get(n)
                 unchanged = after is bound[n] or (
-                    _is_tensor(after) and n in entering and after.handle == bound[n].handle
+                    is_tensor(after) and n in entering and after.handle == bound[n].handle
                 )
-                found[n] = _UNCHANGED if unchanged and _is_leaf_name(n) else after
+                found[n] = UNCHANGED if unchanged and is_leaf_name(n) else after
         finally:
             self.lscope = saved
             scratch.erase()
@@ -703,19 +616,19 @@ class CodeGenerator(ast.NodeVisitor):
         for n in names:
             v = self.lscope[n]
             after = learned.get(n, v)
-            if after is _UNCHANGED:
+            if after is UNCHANGED:
                 continue  # an aggregate's leaf the body leaves alone
-            if not _is_tensor(v):
+            if not is_tensor(v):
                 if not isinstance(v, numbers.Number):
                     if after is v:
                         continue
-                    raise _Unsupported(
+                    raise Unsupported(
                         f"'{n}' holds a compile-time {type(v).__name__} and cannot change in a loop"
                     )
-                if not _is_tensor(after) and _same_constant(after, v):
+                if not is_tensor(after) and same_constant(after, v):
                     continue
                 t = to_tensor(v)
-                if _is_tensor(after):
+                if is_tensor(after):
                     t = semantic.broadcast_to(semantic.cast(t, after.dtype), after.shape)
                 v = t
             carried.append(n)
@@ -725,12 +638,12 @@ class CodeGenerator(ast.NodeVisitor):
     def _check_carried(self, names, inits, values) -> list[ir.Value]:
         out = []
         for n, init, v in zip(names, inits, values):
-            if not _is_tensor(v):
+            if not is_tensor(v):
                 if not isinstance(v, numbers.Number):
-                    raise _Unsupported(f"'{n}' becomes a compile-time {type(v).__name__} inside the loop")
+                    raise Unsupported(f"'{n}' becomes a compile-time {type(v).__name__} inside the loop")
                 v = semantic.broadcast_to(semantic.cast(to_tensor(v, init.dtype), init.dtype), init.shape)
             if v.dtype != init.dtype or v.shape != init.shape:
-                raise _Unsupported(
+                raise Unsupported(
                     f"loop-carried variable '{n}' is {init!r} before the loop but {v!r} after an "
                     "iteration; its type must stay the same"
                 )
@@ -738,14 +651,14 @@ class CodeGenerator(ast.NodeVisitor):
         return out
 
     def dynamic_for(self, node, lb, ub, step):
-        if not _is_tensor(step) and step == 0:
-            raise _Unsupported("range step must not be zero")
+        if not is_tensor(step) and step == 0:
+            raise Unsupported("range step must not be zero")
         index_t = self._loop_index_type(lb, ub, step)
         var = node.target.id
-        negative = not _is_tensor(step) and step < 0
+        negative = not is_tensor(step) and step < 0
         # scf.for needs a positive step: a negative or run-time step becomes a count of iterations
         # (0 for a run-time step of 0, or of the wrong sign for the bounds, as Python's range).
-        counted = negative or _is_tensor(step)
+        counted = negative or is_tensor(step)
         names, aggregates = self._expand_aggregates(self._carried(node.body, extra_defined=(var,)))
 
         def bind_index(i):
@@ -767,7 +680,7 @@ class CodeGenerator(ast.NodeVisitor):
             step_t = semantic.cast(to_tensor(step), index_t)
             if counted:
                 # for i in range(lb, ub, step): iterate k over [0, count) and use lb + k*step
-                count = _trip_count(lb_t, ub_t, step, index_t)
+                count = trip_count(lb_t, ub_t, step, index_t)
                 lo, hi, st = semantic.constant(0, index_t), count, semantic.constant(1, index_t)
             else:
                 lo, hi, st = lb_t, ub_t, step_t
@@ -796,7 +709,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_While(self, node):
         if node.orelse:
-            raise _Unsupported("while ... else is not supported")
+            raise Unsupported("while ... else is not supported")
         names, aggregates = self._expand_aggregates(self._carried(node.body))
 
         def dry_body():
@@ -820,7 +733,7 @@ class CodeGenerator(ast.NodeVisitor):
                     self.lscope[n] = tensor(arg, init.dtype, init.shape)
                 self._gather_aggregates(aggregates)
                 cond = self.visit(node.test)
-                if not _is_tensor(cond):
+                if not is_tensor(cond):
                     cond = to_tensor(bool(cond))
                 cond_h = self._scalar_condition(cond, "while")
                 scf.ConditionOp(cond_h, list(before_block.arguments))
@@ -875,15 +788,15 @@ class CodeGenerator(ast.NodeVisitor):
                 parts.append(str(v.value))
             else:
                 value = self.visit(v.value)
-                if _is_tensor(value):
-                    raise _Unsupported("f-strings can only format compile-time values")
+                if is_tensor(value):
+                    raise Unsupported("f-strings can only format compile-time values")
                 spec = self.visit(v.format_spec) if v.format_spec is not None else ""
                 parts.append(format(value, spec))
         return "".join(parts)
 
     def visit_Attribute(self, node):
         obj = self.visit(node.value)
-        if _is_number(obj) and not hasattr(obj, node.attr):
+        if is_number(obj) and not hasattr(obj, node.attr):
             # a number assigned in the kernel is a scalar tensor in Triton: `value.dtype`, `value.to(...)`
             return getattr(to_tensor(obj), node.attr)
         return getattr(obj, node.attr)
@@ -891,10 +804,10 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Subscript(self, node):
         obj = self.visit(node.value)
         index = self.visit(node.slice)
-        if _is_tensor(obj):
+        if is_tensor(obj):
             return semantic.subscript(obj, index)
-        if _is_tensor(index) and not hasattr(obj, "__tilec_fields__"):  # an aggregate's __getitem__ may
-            raise _Unsupported("cannot index a compile-time sequence with a run-time value")
+        if is_tensor(index) and not hasattr(obj, "__tilec_fields__"):  # an aggregate's __getitem__ may
+            raise Unsupported("cannot index a compile-time sequence with a run-time value")
         return obj[index]
 
     def visit_Slice(self, node):
@@ -902,13 +815,13 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
-        if not _is_tensor(cond):
+        if not is_tensor(cond):
             return self.visit(node.body if cond else node.orelse)
         if cond.shape:  # a block of conditions: element-wise, both sides computed
             return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
         # A run-time scalar condition runs only the side it picks (as Triton's scf.if): a load or a
         # store on the other side must not happen. Generated as `if c: t = a` / `else: t = b`.
-        name = f"{_IFEXP}{id(node)}"
+        name = f"{IFEXP}{id(node)}"
         branches = []
         for side in (node.body, node.orelse):
             assign = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=side)
@@ -935,10 +848,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def binary(self, op, lhs, rhs):
         name, fn = self._BINOPS[type(op)]
-        if not _is_tensor(lhs) and not _is_tensor(rhs):
-            return _py_binop(type(op), lhs, rhs)
+        if not is_tensor(lhs) and not is_tensor(rhs):
+            return py_binop(type(op), lhs, rhs)
         if fn is None:
-            raise _Unsupported(f"operator {type(op).__name__} is not supported on tensors")
+            raise Unsupported(f"operator {type(op).__name__} is not supported on tensors")
         if name in ("__add__", "__sub__", "__mul__"):  # checked for integer overflow in debug builds
             return tlb.arithmetic(name[2:5], lhs, rhs)
         return fn(lhs, rhs)
@@ -948,7 +861,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_UnaryOp(self, node):
         x = self.visit(node.operand)
-        if not _is_tensor(x):
+        if not is_tensor(x):
             return {
                 ast.USub: lambda v: -v,
                 ast.UAdd: lambda v: +v,
@@ -969,21 +882,21 @@ class CodeGenerator(ast.NodeVisitor):
         if len(node.ops) != 1:
             left = self.visit(node.left)
             rights = [self.visit(c) for c in node.comparators]
-            if any(_is_tensor(v) for v in [left, *rights]):
-                raise _Unsupported("chained comparisons of tensors are not supported; use & between them")
+            if any(is_tensor(v) for v in [left, *rights]):
+                raise Unsupported("chained comparisons of tensors are not supported; use & between them")
             result = True
             for op, r in zip(node.ops, rights):
-                result = result and _py_compare(type(op), left, r)
+                result = result and py_compare(type(op), left, r)
                 left = r
             return result
         lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
         op = type(node.ops[0])
         if op in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
-            if _is_tensor(lhs) and op in (ast.Is, ast.IsNot) and rhs is None:
+            if is_tensor(lhs) and op in (ast.Is, ast.IsNot) and rhs is None:
                 return op is ast.IsNot
-            return _py_compare(op, lhs, rhs)
-        if not _is_tensor(lhs) and not _is_tensor(rhs):
-            return _py_compare(op, lhs, rhs)
+            return py_compare(op, lhs, rhs)
+        if not is_tensor(lhs) and not is_tensor(rhs):
+            return py_compare(op, lhs, rhs)
         return semantic.compare(self._CMP[op], lhs, rhs)
 
     def visit_BoolOp(self, node):
@@ -992,7 +905,7 @@ class CodeGenerator(ast.NodeVisitor):
         is_and = isinstance(node.op, ast.And)
         result = self.visit(node.values[0])
         for operand in node.values[1:]:
-            if not _is_tensor(result):
+            if not is_tensor(result):
                 if bool(result) != is_and:  # decided: a false `and`, a true `or`
                     return result
                 result = self.visit(operand)
@@ -1018,27 +931,23 @@ class CodeGenerator(ast.NodeVisitor):
         try:
             return self.call(fn, args, kwargs)
         except CompilationError as e:
-            from .jit import BoundJITMethod, JITFunction
-
-            if isinstance(fn, JITFunction | BoundJITMethod):  # the error is inside the callee
+            if isinstance(fn, KernelFunction | BoundJITMethod):  # the error is inside the callee
                 site = self.error(node, "")
-                name = fn.__name__ if isinstance(fn, JITFunction) else fn.function.__name__
+                name = fn.__name__ if isinstance(fn, KernelFunction) else fn.function.__name__
                 e.add_call_site(site.filename, site.lineno, site.col, name)
             raise
 
     def call(self, fn, args, kwargs):
-        from .jit import BoundJITMethod, JITFunction
-
-        if isinstance(fn, JITFunction):
+        if isinstance(fn, KernelFunction):
             return self.call_jit(fn, args, kwargs)
-        if isinstance(fn, _KernelLambda):
+        if isinstance(fn, KernelLambda):
             return fn(*args, **kwargs)
         if isinstance(fn, BoundJITMethod):  # an aggregate's @jit method
             return self.call_jit(fn.function, [fn.obj, *args], kwargs)
         owner = getattr(fn, "__self__", None)
         if (
             getattr(fn, "__tilec_builtin__", False)
-            or _is_tensor(owner)
+            or is_tensor(owner)
             or hasattr(owner, "__tilec_fields__")
             or getattr(fn, "__tilec_aggregate_method__", False)
         ):
@@ -1049,16 +958,16 @@ class CodeGenerator(ast.NodeVisitor):
             hasattr(fn, "__tilec_fields__") or issubclass(fn, tuple) and hasattr(fn, "_fields")
         ):
             return fn(*args, **kwargs)  # an aggregate or a named tuple made in the kernel
-        tensors = any(_is_tensor(a) for a in [*args, *kwargs.values()])
-        if fn in _PY_ON_TENSORS and tensors:
-            return _PY_ON_TENSORS[fn](*args, **kwargs)
+        tensors = any(is_tensor(a) for a in [*args, *kwargs.values()])
+        if fn in PY_ON_TENSORS and tensors:
+            return PY_ON_TENSORS[fn](*args, **kwargs)
         if fn is _py.print:
             return self._print(args, kwargs)
-        if fn in _PY_INTROSPECTION:  # compile-time questions about values, tensors included
+        if fn in PY_INTROSPECTION:  # compile-time questions about values, tensors included
             return fn(*args, **kwargs)
         if tensors:
             name = getattr(fn, "__name__", repr(fn))
-            raise _Unsupported(
+            raise Unsupported(
                 f"cannot call the Python function '{name}' with run-time tensors; "
                 "decorate it with @tilec.jit to call it from a kernel"
             )
@@ -1071,20 +980,20 @@ class CodeGenerator(ast.NodeVisitor):
         program, each element of a tensor); the compile-time values before the first tensor become
         the prefix. With only compile-time values it prints that text at run time, once per program."""
         if kwargs:
-            raise _Unsupported("print in a kernel takes no keyword arguments (it is tl.device_print)")
+            raise Unsupported("print in a kernel takes no keyword arguments (it is tl.device_print)")
         words, rest = [], list(args)
-        while rest and not _is_tensor(rest[0]):
+        while rest and not is_tensor(rest[0]):
             words.append(str(rest.pop(0)))
         prefix = " ".join(words)
         return tlb.device_print(prefix, *rest)
 
     def call_jit(self, fn, args, kwargs):
         if self.depth >= MAX_INLINE_DEPTH:
-            raise _Unsupported(f"@jit calls nest deeper than {MAX_INLINE_DEPTH} (recursion is not supported)")
+            raise Unsupported(f"@jit calls nest deeper than {MAX_INLINE_DEPTH} (recursion is not supported)")
         try:
             bound = fn.signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise _Unsupported(f"bad call of {fn.__name__}: {e}") from None
+            raise Unsupported(f"bad call of {fn.__name__}: {e}") from None
         bound.apply_defaults()
         scope = {}
         # A helper's tl.constexpr annotations are not enforced (as in Triton): what is constant is
@@ -1092,352 +1001,14 @@ class CodeGenerator(ast.NodeVisitor):
         # passes offs_m that way).
         scope.update(bound.arguments)
         callee = CodeGenerator(fn, fn.source_info(), scope, self.depth + 1, self.expansion)
-        callee.visit_statements(_tail_returns(callee.src.fndef.body))
+        callee.visit_statements(tail_returns(callee.src.fndef.body))
         return callee.return_value
 
     def call_combine(self, fn, args):
         """For tl.reduce / tl.associative_scan: inline the user's combine function on scalars."""
-        from .jit import JITFunction
-
-        if isinstance(fn, JITFunction):
+        if isinstance(fn, KernelFunction):
             return self.call_jit(fn, args, {})
         return fn(*args)
 
     def visit_Lambda(self, node):
-        return _KernelLambda(self, node)
-
-
-class _KernelLambda:
-    """A lambda written in a kernel (a combine function for tl.reduce / tl.associative_scan, or a
-    local helper): its body is compiled inline wherever it is called, with its parameters bound over
-    the names it captured when it was made. As in Triton it may capture compile-time values only
-    (constexprs, Python values, functions): a combiner runs on scalars inside its own region, where a
-    run-time value of the kernel does not exist."""
-
-    def __init__(self, gen: CodeGenerator, node: ast.Lambda):
-        self.gen, self.node = gen, node
-        a = node.args
-        P = inspect.Parameter
-        positional = [*a.posonlyargs, *a.args]
-        defaults = [gen.visit(d) for d in a.defaults]
-        first_default = len(positional) - len(defaults)
-        params = [
-            P(arg.arg, P.POSITIONAL_ONLY if i < len(a.posonlyargs) else P.POSITIONAL_OR_KEYWORD,
-              default=defaults[i - first_default] if i >= first_default else P.empty)
-            for i, arg in enumerate(positional)
-        ]  # fmt: skip
-        if a.vararg:
-            params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
-        for arg, default in zip(a.kwonlyargs, a.kw_defaults):
-            params.append(
-                P(arg.arg, P.KEYWORD_ONLY, default=P.empty if default is None else gen.visit(default))
-            )
-        if a.kwarg:
-            params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
-        self.signature = inspect.Signature(params)
-        names = {p.name for p in params}
-        self.captured = {}
-        for n in ast.walk(node.body):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in names:
-                if n.id in gen.lscope:
-                    value = gen.lscope[n.id]
-                    if _is_tensor(value) or isinstance(value, tuple | list) and any(map(_is_tensor, value)):
-                        raise _Unsupported(
-                            f"lambda can only capture constexpr values: '{n.id}' is a run-time value "
-                            "(pass it as an argument, or use a @tilec.jit function)"
-                        )
-                    self.captured[n.id] = value
-
-    def __call__(self, *args, **kwargs):
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise _Unsupported(f"bad call of a lambda: {e}") from None
-        bound.apply_defaults()
-        gen = self.gen
-        saved = gen.lscope
-        gen.lscope = {**self.captured, **bound.arguments}
-        try:
-            return gen.visit(self.node.body)
-        finally:
-            gen.lscope = saved
-
-
-class _Missing:
-    pass
-
-
-_RETURN = "__tilec_return__"  # the variable a return inside a run-time if assigns
-_IFEXP = "__tilec_ifexp_"  # the variable `a if c else b` assigns, with c known at run time
-
-
-def _contains_return(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Return) for n in ast.walk(node))
-
-
-def _always_returns(stmts: list) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.Return):
-        return True
-    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
-
-
-def _tail_returns(stmts: list) -> list:
-    """The statements with every `return` inside an if moved to the end of its branch: what follows
-    such an if goes into its branches that do not return (`if c: return a` + rest becomes
-    `if c: return a else: rest`), so a run-time if can merge the returned values like variables."""
-    for i, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.If) and _contains_return(stmt):
-            rest = stmts[i + 1 :]
-            body = _tail_returns(stmt.body + ([] if _always_returns(stmt.body) else rest))
-            orelse = _tail_returns(stmt.orelse + ([] if _always_returns(stmt.orelse) else rest))
-            branch = ast.If(test=stmt.test, body=body or [ast.copy_location(ast.Pass(), stmt)], orelse=orelse)
-            return [*stmts[:i], ast.copy_location(branch, stmt)]
-    return stmts
-
-
-_MISSING = _Missing()
-
-
-def _trip_count(lb: tensor, ub: tensor, step, index_t) -> tensor:
-    """Iterations of range(lb, ub, step) for a negative compile-time step or a run-time one (of
-    either sign; none for 0): ceil(distance / |step|) in the step's direction, at least 0. `//`
-    truncates toward zero (C, as Triton), which rounds the non-positive distances it may see up
-    to at most 0."""
-    zero, one = semantic.constant(0, index_t), semantic.constant(1, index_t)
-
-    def ceil_div(distance, size):
-        return semantic.floordiv(semantic.add(distance, semantic.sub(size, one)), size)
-
-    if not _is_tensor(step):  # negative
-        count = ceil_div(semantic.sub(lb, ub), semantic.constant(-step, index_t))
-    else:
-        step = semantic.cast(step, index_t)
-        up = semantic.compare("gt", step, zero)
-        down = semantic.compare("lt", step, zero)
-        size = semantic.where(up, step, semantic.where(down, semantic.neg(step), one))
-        distance = semantic.where(up, semantic.sub(ub, lb), semantic.where(down, semantic.sub(lb, ub), zero))
-        count = ceil_div(distance, size)
-    return semantic.maximum(count, zero)
-
-
-def _same_constant(a, b) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return a is b
-
-
-def _py_binop(op, a, b):
-    import operator
-
-    table = {
-        ast.Add: operator.add,
-        ast.Sub: operator.sub,
-        ast.Mult: operator.mul,
-        ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod,
-        ast.BitAnd: operator.and_,
-        ast.BitOr: operator.or_,
-        ast.BitXor: operator.xor,
-        ast.LShift: operator.lshift,
-        ast.RShift: operator.rshift,
-        ast.Pow: operator.pow,
-        ast.MatMult: operator.matmul,
-    }
-    return table[op](a, b)
-
-
-def _py_compare(op, a, b):
-    import operator
-
-    table = {
-        ast.Lt: operator.lt,
-        ast.LtE: operator.le,
-        ast.Gt: operator.gt,
-        ast.GtE: operator.ge,
-        ast.Eq: operator.eq,
-        ast.NotEq: operator.ne,
-        ast.Is: operator.is_,
-        ast.IsNot: operator.is_not,
-        ast.In: lambda x, y: x in y,
-        ast.NotIn: lambda x, y: x not in y,
-    }
-    return table[op](a, b)
-
-
-_PY_INTROSPECTION = frozenset(
-    {_py.isinstance, _py.type, _py.hasattr, _py.getattr, _py.callable, _py.repr, _py.str}
-)
-
-_PY_ON_TENSORS = {
-    _py.min: lambda first, *rest: functools.reduce(semantic.minimum, rest, first),
-    _py.max: lambda first, *rest: functools.reduce(semantic.maximum, rest, first),
-    _py.abs: semantic.abs_,
-    _py.float: lambda x: semantic.cast(x, core.float32),
-    _py.int: lambda x: semantic.cast(x, core.int32),
-    _py.bool: lambda x: semantic.cast(x, core.int1),
-}
-
-
-# ----------------------------------------------------------------------------------------------
-# Entry point
-# ----------------------------------------------------------------------------------------------
-
-
-def _descriptor_argument(name: str, layout: tuple, scope: dict):
-    """The tl.tensor_descriptor of a descriptor argument, from its parts (already in scope, under
-    tensor_descriptor.part_names; the last stride is 1)."""
-    from tilec.language.descriptors import tensor_descriptor
-
-    from .tensor_descriptor import part_names
-
-    _, block, padding, wide = layout
-    rank = len(block)
-    parts = [scope[part] for part in part_names(name, rank)]
-    return tensor_descriptor(
-        parts[0], parts[1 : 1 + rank], [*parts[1 + rank :], 1], block, padding, name, wide_offsets=wide
-    )
-
-
-def _tuple_argument(structure, scope: dict) -> tuple:
-    """A tuple argument, from its elements (already in scope under their names "t[0]", ...); a named
-    tuple comes back as its class."""
-    from .jit import NamedStructure
-
-    if isinstance(structure, NamedStructure):
-        return structure.cls(*_tuple_argument(structure.parts, scope))
-    return tuple(_tuple_argument(s, scope) if not isinstance(s, str) else scope[s] for s in structure)
-
-
-def build_module(
-    jit_fn,
-    arg_specs: dict,
-    *,
-    debug: bool = False,
-    num_warps: int = 4,
-    sanitize_overflow: bool = False,
-    target: str | None = None,
-) -> ir.Module:
-    """Tile IR for `jit_fn` specialized by `arg_specs`.
-
-    `arg_specs` maps every parameter name to either ("arg", dtype, attrs) — a run-time argument with
-    optional specialization attributes such as {"tile.divisibility": 16} —, ("const", value), for a
-    tensor descriptor ("desc", (dtype, block_shape, padding, wide offsets)) after the specs of its
-    parts, or for a tuple ("tuple", its elements' names, nested) after the specs of its elements.
-    The module lives in a fresh context with the tile dialect loaded. `num_warps` is the launch's,
-    which `tl.extra.cuda.num_warps()` returns as a constant; `sanitize_overflow` adds debug checks of
-    integer +, -, * (tl.add); `target` is what tl.target_info reports (None: no target).
-    """
-    ctx = tile.make_context()
-    src = jit_fn.source_info()
-    for name, spec in arg_specs.items():
-        if spec[0] == "arg" and not spec[1].is_ptr() and spec[1].is_fp8():
-            raise TypeError(
-                f"{src.filename}:{src.fndef.lineno}: scalar argument '{name}' of type {spec[1]} is not "
-                "supported: pass it as fp32 and convert it in the kernel with .to()"
-            )
-    with ctx:
-        loc = ir.Location.file(src.filename, src.fndef.lineno, src.fndef.col_offset + src.col_offset + 1)
-        with loc:
-            module = ir.Module.create()
-            names = [n for n, spec in arg_specs.items() if spec[0] == "arg"]
-            types = [arg_specs[n][1].to_ir() for n in names]
-            with ir.InsertionPoint(module.body):
-                fn = func.FuncOp(jit_fn.__name__, (types, []))
-                fn.attributes[contract.KERNEL] = ir.UnitAttr.get()
-                arg_attrs = []
-                for n in names:
-                    attrs = {
-                        k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v)
-                        for k, v in arg_specs[n][2].items()
-                    }
-                    attrs[contract.ARG_NAME] = ir.StringAttr.get(n)
-                    arg_attrs.append(ir.DictAttr.get(attrs))
-                fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
-                entry = fn.add_entry_block()
-            scope = {}
-            args = iter(entry.arguments)
-            annotated = getattr(jit_fn, "annotated_dtypes", {})
-            const_pointers = getattr(jit_fn, "const_pointer_names", ())
-            for n, spec in arg_specs.items():
-                if spec[0] == "arg":
-                    t = spec[1]
-                    if n in const_pointers and t.is_ptr():
-                        t = tl.pointer_type(t.element_ty, t.address_space, const=True)
-                    scope[n] = tensor(next(args), t)
-                    if n in annotated and annotated[n] != spec[1] and not spec[1].is_ptr():
-                        with ir.InsertionPoint(entry):  # `x: tl.float16` arrives as fp32
-                            scope[n] = semantic.cast(scope[n], annotated[n])
-                elif spec[0] == "desc":
-                    scope[n] = _descriptor_argument(n, spec[1], scope)
-                elif spec[0] == "tuple":
-                    scope[n] = _tuple_argument(spec[1], scope)
-                else:
-                    scope[n] = spec[1]
-            gen = CodeGenerator(jit_fn, src, scope)
-            settings = {
-                "active": tlb.state.active + 1,
-                "call_combine": gen.call_combine,
-                "call_jit": gen.call_jit,
-                "debug_enabled": debug,
-                "launch_num_warps": num_warps,
-                "sanitize_overflow": sanitize_overflow,
-                "compile_target": target,
-            }
-            saved = {name: getattr(tlb.state, name) for name in settings}
-            for name, value in settings.items():
-                setattr(tlb.state, name, value)
-            try:
-                with ir.InsertionPoint(entry):
-                    gen.visit_statements(_tail_returns(src.fndef.body))
-                    if gen.return_value is not None:
-                        raise gen.error(src.fndef, "a kernel cannot return a value")
-                    func.ReturnOp([])
-            finally:
-                for name, value in saved.items():
-                    setattr(tlb.state, name, value)
-        errors = tile.verify_tile_ops(module.operation)
-        if errors:
-            raise CompilationError(
-                src.filename, src.fndef.lineno, 1, f"internal: invalid tile IR: {errors[0].message}"
-            )
-        if not module.operation.verify():
-            raise CompilationError(
-                src.filename, src.fndef.lineno, 1, "internal: the generated module does not verify"
-            )
-    return module
-
-
-# tl.range's scheduling hints (for GPU pipeliners), accepted and not needed by tilec's lowering
-_RANGE_HINTS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
-                "disable_licm")  # fmt: skip
-
-
-def _range_bounds(callee, args: list, kwargs: dict) -> tuple:
-    """(lb, ub, step) of range(...), tl.range(...) or tl.static_range(...), as Triton's signature
-    `(arg1, arg2=None, step=None, ...)` reads them: step (and arg2) may come by keyword."""
-    name = "range" if callee is _py.range else f"tl.{callee.__name__}"
-    if callee is _py.range and kwargs:
-        raise _Unsupported("range() takes no keyword arguments (tl.range takes step=...)")
-    named = dict(zip(("arg1", "arg2", "step"), args))
-    if len(args) > 3:
-        raise _Unsupported(f"{name} takes 1 to 3 bounds, got {len(args)}")
-    for key, value in kwargs.items():
-        if key in ("arg1", "arg2", "step"):
-            if key in named:
-                raise _Unsupported(f"{name}: '{key}' given by position and by keyword")
-            named[key] = value
-        elif callee is tl.static_range or key not in _RANGE_HINTS:
-            raise _Unsupported(f"{name} has no argument '{key}'")
-    if "arg1" not in named:
-        raise _Unsupported(f"{name} needs at least one bound")
-    if named.get("arg2") is None:
-        lb, ub = 0, named["arg1"]
-    else:
-        lb, ub = named["arg1"], named["arg2"]
-    step = named.get("step")
-    return lb, ub, 1 if step is None else step
+        return KernelLambda(self, node)

@@ -13,11 +13,14 @@ import numpy as np
 from tilec import knobs
 from tilec._version import __version__ as VERSION
 from tilec.dialects import contract
-from tilec.language import core
+from tilec.errors import CompilationError, InterpreterError
+from tilec.language import core, descriptors
+from tilec.targets import arrays
 
-from . import arrays, launch_observers, tensor_descriptor
-from .errors import CompilationError, InterpreterError
+from . import launch_observers, tensor_descriptor
+from .kernel_functions import BoundJITMethod, KernelFunction
 from .source import SourceInfo, function_lines, is_constexpr_annotation, text_lines
+from .values import NamedStructure
 
 
 def _user_frame_error(exc: BaseException) -> BaseException:
@@ -29,7 +32,7 @@ def _user_frame_error(exc: BaseException) -> BaseException:
     return exc.with_traceback(None)
 
 
-class JITFunction:
+class JITFunction(KernelFunction):
     """A kernel (or a helper called from kernels) written in the tile language."""
 
     def __init__(self, fn, *, debug=None, do_not_specialize=(), noinline=False):
@@ -216,7 +219,7 @@ class JITFunction:
                 # Its parts are arguments of their own, then the descriptor (codegen assembles it).
                 where = f"{src.filename}:{src.fndef.lineno}"
                 layout = tensor_descriptor.check(name, value, where)
-                part_names = tensor_descriptor.part_names(name, len(layout[1]))
+                part_names = descriptors.part_names(name, len(layout[1]))
                 for part_name, part in zip(part_names, tensor_descriptor.parts(value)):
                     spec = _specialize_value(part_name, part, name in self.do_not_specialize, src)
                     specs[part_name] = spec
@@ -770,35 +773,6 @@ def _passed_as(t: core.dtype) -> core.dtype:
     """The type an annotated scalar argument travels in: its own, except 16- and 8-bit floats, which
     go as fp32 and are converted in the kernel (launchers pass fp32 and fp64 floats)."""
     return core.float32 if t.is_floating() and t.primitive_bitwidth < 32 else t
-
-
-class BoundJITMethod:
-    """`instance.method` for a @jit method: inlined with the instance as its first argument. Called
-    by Python itself (a @jit `__getitem__` behind `x[i]`), it goes to the code generator."""
-
-    __slots__ = ("function", "obj")
-
-    def __init__(self, function: JITFunction, obj):
-        self.function, self.obj = function, obj
-
-    def __call__(self, *args, **kwargs):
-        from tilec.language import builtins
-
-        if builtins.state.call_jit is None:
-            raise RuntimeError(f"{self.function.__name__} is a @jit method: call it from a kernel")
-        return builtins.state.call_jit(self.function, [self.obj, *args], kwargs)
-
-
-class NamedStructure:
-    """The structure of a named-tuple argument: its class and its elements' names (nested)."""
-
-    __slots__ = ("cls", "parts")
-
-    def __init__(self, cls: type, parts: tuple):
-        self.cls, self.parts = cls, parts
-
-    def __repr__(self) -> str:  # part of the specialization key: the class by its qualified name
-        return f"{self.cls.__module__}.{self.cls.__qualname__}{self.parts!r}"
 
 
 def _constexpr_fields(cls: type) -> set:

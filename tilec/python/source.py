@@ -7,6 +7,7 @@ import inspect
 import os
 import textwrap
 
+from tilec.errors import CompilationError
 from tilec.language import core
 
 
@@ -98,8 +99,6 @@ class SourceInfo:
         self.source = source
 
     def _replaced_error(self, fn, line: int, col: int, reason: str):
-        from .errors import CompilationError
-
         return CompilationError(
             self.filename, line, col + self.col_offset, reason,
             source_line=self.line(line),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import arrays
+from tilec.targets import arrays
 
 PADDINGS = ("zero", "nan")
 
@@ -56,19 +56,11 @@ def parts(value) -> list:
 
 
 def part(value, field: str):
-    """One part of a descriptor by its field in part_names: "base", "shape[d]" or "strides[d]"."""
+    """One part of a descriptor by its field in descriptors.part_names: "base", "shape[d]" or "strides[d]"."""
     if field == "base":
         return value.base
     what, _, index = field.partition("[")
     return getattr(value, what)[int(index[:-1])]
-
-
-def part_names(name: str, rank: int) -> list:
-    return [
-        f"{name}.base",
-        *(f"{name}.shape[{d}]" for d in range(rank)),
-        *(f"{name}.strides[{d}]" for d in range(rank - 1)),
-    ]
 
 
 def check(name: str, value, where: str):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.dialects import contract
+from tilec.errors import CompilationError
 from tilec.passes.pipeline import StepFailed, parse_pipeline, run_pipeline
 
 
@@ -12,7 +13,6 @@ def run_stage(
     module: ir.Module, kernel_name: str, target: str, stage: str, pipeline: str, asm: dict | None = None
 ):
     """Runs `pipeline` on `module`; records the IR in asm[stage] (which TILEC_DUMP_IR prints)."""
-    from tilec.python.errors import CompilationError
     from tilec.timing import timed
 
     try:
@@ -50,7 +50,6 @@ def check_shared_memory(kernel_name: str, module: ir.Module, limit: int, memory:
     launch."""
     from tilec import diagnostics
     from tilec.passes.base import ops_named
-    from tilec.python.errors import CompilationError
 
     nbytes = shared_bytes(module)
     if nbytes > limit:

@@ -1,2 +1,2 @@
-"""Python modules that MLIR's bindings find for dialects tilec defines at run time (see tile.py's
+"""Python modules that MLIR's bindings find for dialects tilec defines at run time (see tile/context.py's
 `_register_opview_namespace`)."""

@@ -54,7 +54,7 @@ import math as _math
 
 from tilec._lazy import lazy_module
 
-from .. import builtins, core, float64_math, float64_special, semantic
+from .. import builtins, core, float64_math, float64_special, reductions, semantic
 from ..builtins import builtin
 from ..core import tensor
 from ..semantic import SemanticError
@@ -1171,7 +1171,7 @@ def _integer_order(name: str, n, x) -> tensor:
     fn = recurrences.bessel_j if name == "jn" else recurrences.bessel_y
     r = builtins.state.call_jit(fn, [orders, values], {})
     if not x.shape and not n.shape:  # back to a scalar: the one element, summed exactly
-        r = builtins.reduce_tensors([r], 0, lambda a, b: semantic.add(a[0], b[0]))[0]
+        r = reductions.reduce_tensors([r], 0, lambda a, b: semantic.add(a[0], b[0]))[0]
     return semantic.cast(r, x.dtype)
 
 

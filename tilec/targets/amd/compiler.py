@@ -19,6 +19,7 @@ import re
 
 from mlir import ir
 
+from tilec.errors import CompilationError
 from tilec.targets import wavefront_size
 from tilec.targets.amd import lowering as _lowering  # noqa: F401 - registers the AMD lowering vendor
 from tilec.targets.base import Stage
@@ -104,7 +105,6 @@ def _refuse_inline_asm(kernel, module: ir.Module) -> None:
     would abort the process): such kernels stop here with an error at the statement instead."""
     from tilec import diagnostics
     from tilec.passes.base import ops_named
-    from tilec.python.errors import CompilationError
 
     for op in ops_named(module.operation, "tile.inline_asm"):
         d = diagnostics.at_op(op, "")
@@ -148,7 +148,6 @@ def _check_lds(kernel, arch: str, module: ir.Module) -> None:
 
 def compile(kernel, module: ir.Module) -> None:
     from tilec.passes.lowering_common import drop_grid_dependency_control
-    from tilec.python.errors import CompilationError
 
     arch = kernel.target
     drop_grid_dependency_control(module.operation)  # NVIDIA's programmatic dependent launch only

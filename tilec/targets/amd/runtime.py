@@ -14,8 +14,7 @@ import ctypes
 import functools
 import threading
 
-from tilec.python import arrays
-from tilec.targets import kernel_arg_ctype
+from tilec.targets import arrays, kernel_arg_ctype
 
 try:
     from hip import hip

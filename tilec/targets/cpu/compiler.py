@@ -22,6 +22,7 @@ import re
 from mlir import ir
 
 from tilec.dialects import contract, tile
+from tilec.errors import CompilationError
 from tilec.targets.base import Stage
 from tilec.targets.cpu import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import run_stage
@@ -118,8 +119,6 @@ def lower(module: ir.Module, kernel_name: str, asm: dict, debug: bool = False) -
 
 def _reject_bool_buffers(module: ir.Module, kernel_name: str) -> None:
     """MLIR's memref-to-LLVM lowering aborts the process on i1 buffers: refuse them cleanly instead."""
-    from tilec.python.errors import CompilationError
-
     text = module.operation.get_asm()
     if "xi1>" in text and "memref<" in text:
         for line in text.splitlines():
@@ -300,8 +299,6 @@ define weak hidden bfloat @__truncsfbf2(float %x) {
 
 def codegen(llir: str) -> bytes:
     """LLVM's O3 pipeline, then code generation for this host's CPU, then a shared library."""
-    from tilec.python.errors import CompilationError
-
     triple = host_triple()
     vector_math = host_vector_math()
     vectorized_calls = ["-vector-library=LIBMVEC"] if vector_math else []

@@ -25,6 +25,9 @@ import platform
 import re
 import threading
 
+from tilec import knobs
+from tilec.targets.cpu import host
+
 from . import shared_objects
 
 SIGNALS = {11: "SIGSEGV", 7: "SIGBUS"}
@@ -183,11 +186,9 @@ def ensure_loaded() -> bool:
 def _load() -> bool:
     if not supported():
         return False
-    from tilec import cache
-
     digest = hashlib.sha256(GUARD_IR.encode()).hexdigest()[:16]
-    folder = cache.root()
-    path = folder / f"fault-guard-{digest}-{cache.host_fingerprint()}.so" if folder is not None else None
+    folder = knobs.cache_folder()
+    path = folder / f"fault-guard-{digest}-{host.fingerprint()}.so" if folder is not None else None
     try:
         library = None
         if path is not None and path.exists():

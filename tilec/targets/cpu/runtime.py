@@ -11,7 +11,8 @@ from time import perf_counter as _clock
 
 import numpy as np
 
-from tilec.python import arrays
+from tilec.errors import InterpreterError
+from tilec.targets import arrays
 
 from . import fault_guard, shared_objects
 
@@ -263,8 +264,6 @@ class Launcher:
         if timed:
             self.program_seconds = seconds / timed
         if status[0]:  # the first failed device assertion's number (an int32 in the low half)
-            from tilec.python.errors import InterpreterError
-
             if status[0] >> 32:
                 raise InterpreterError(
                     fault_guard.fault_message(self.kernel.name, status[0] >> 32, status[1])

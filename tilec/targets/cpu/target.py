@@ -31,9 +31,9 @@ class CpuTarget(Target):
         elf_files.check(data, elf_files.host_machines(), what)
 
     def key_parts(self, arch: str) -> list[str]:
-        from tilec.cache import host_fingerprint
+        from .host import fingerprint
 
-        return [host_fingerprint()]  # the code is generated for this very CPU (-mcpu=native)
+        return [fingerprint()]  # the code is generated for this very CPU (-mcpu=native)
 
     def launcher(self, kernel, binary_path=None):
         from . import runtime

@@ -1,5 +1,5 @@
-"""The interpreter as a target: the tile IR itself runs, op by op, on NumPy (tilec/python/interpreter.py).
-Nothing is lowered and nothing is stored in the disk cache."""
+"""The interpreter as a target: the tile IR itself runs, op by op, on NumPy (program.py; the op
+handlers are in arith_ops, scf_ops and tile_ops). Nothing is lowered and nothing is stored in the disk cache."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ class InterpreterTarget(Target):
 
     def compile(self, kernel, module) -> None:
         from tilec.passes.lowering_common import drop_grid_dependency_control
-        from tilec.python.interpreter import Program
+
+        from .program import Program
 
         drop_grid_dependency_control(module.operation)  # no programmatic dependent launch here
         kernel._launcher = _launch_function(kernel, Program(module))
@@ -28,9 +29,10 @@ class InterpreterTarget(Target):
 
 
 def _launch_function(kernel, program):
-    from tilec.python import arrays
-    from tilec.python.interpreter import Memory
+    from tilec.targets import arrays
     from tilec.targets.cpu.runtime import check_grid, read_only_message
+
+    from .memory import Memory
 
     written = set(kernel.metadata.get("written_args", ()))
 

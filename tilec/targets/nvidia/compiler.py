@@ -19,6 +19,7 @@ from mlir import ir
 
 from tilec import knobs
 from tilec.dialects import contract
+from tilec.errors import CompilationError
 from tilec.targets.base import Stage
 from tilec.targets.nvidia import passes as _passes  # noqa: F401 - registers the passes the stages name
 from tilec.targets.stages import check_shared_memory, run_stage, shared_bytes
@@ -297,8 +298,6 @@ def _inline_asm_location(module: ir.Module):
 
 def compile(kernel, module: ir.Module, tensor_copies: bool | None = None) -> None:
     """`tensor_copies`: whether tiles may go by the tensor copy engine (default: uses_tma)."""
-    from tilec.python.errors import CompilationError
-
     arch = kernel.target
     if int(re.search(r"\d+", arch).group()) < 90:  # griddepcontrol: sm_90 and newer
         from tilec.passes.lowering_common import drop_grid_dependency_control
