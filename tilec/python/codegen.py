@@ -360,7 +360,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def _split_branch_aggregates(self, before: dict, then_scope: dict, else_scope: dict) -> dict:
         """Aggregates both branches bind (with one structure) are merged leaf by leaf: their leaves go
-        into the scopes under leaf names (see _flatten)."""
+        into the scopes under leaf names (see values.flatten_leaves)."""
         aggregates = {}
         for n in [*dict.fromkeys([*then_scope, *else_scope])]:
             a, b = then_scope.get(n, MISSING), else_scope.get(n, MISSING)

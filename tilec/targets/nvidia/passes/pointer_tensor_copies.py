@@ -22,7 +22,7 @@ last along their axis (Triton's matmul tutorial: `offs_m = (pid_m * BM + arange(
 extents are positive, a coordinate may be >= 0. The kernel tests them once and runs a copy of its
 body in which the loads carry their array (`descriptor`: dialects/kernel_arrays.py's text) and
 coordinates (`coords`), and the remainders are gone; the other copy is the body as it was (its rings
-filled by cp.async). The two copies' rings share shared memory (convert-tile-to-gpu's `_if`).
+filled by cp.async). The two copies' rings share shared memory (convert-tile-to-gpu's `lower_if`).
 
     %w = arith.remsi %x, (tile.splat %M); ...
     scf.for %k ... { %a = tile.load(%ap, %mask, %zero) ... }

@@ -14,7 +14,7 @@ from .common import BOOLS, broadcast_map, i1_type, i64_type, parallel_iterators,
 def elementwise(inputs: list[ir.Value], shape: list[int], out_elem: ir.Type, body, into=None) -> ir.Value:
     """`body(scalars) -> scalar` applied elementwise; inputs of size-1 dims broadcast.
 
-    Boolean tensors travel as i8 (see _BOOLS); `body` always sees and returns i1 for them.
+    Boolean tensors travel as i8 (see common.BOOLS); `body` always sees and returns i1 for them.
     """
     if not shape:
         return body(list(inputs))

@@ -13,7 +13,7 @@ from .elementwise import elementwise
 
 
 def lower_make_range(op, sizes):
-    # start + the loop index (a generic without inputs, like _splat's), not a constant array: fused
+    # start + the loop index (a generic without inputs, like lower_splat's), not a constant array: fused
     # into its users the offsets are then affine in the loop index, so LLVM sees consecutive
     # addresses (vector loads and stores) instead of values read from a table.
     start = ir.IntegerAttr(op.attributes["start"]).value
