@@ -36,9 +36,9 @@ _PUBLIC = {
     "CompilationError": ("tilec.errors", "CompilationError"),
     "InterpreterError": ("tilec.errors", "InterpreterError"),
     "PerformanceWarning": ("tilec.errors", "PerformanceWarning"),
-    "JITFunction": ("tilec.python.jit", "JITFunction"),
-    "jit": ("tilec.python.jit", "jit"),
-    "TensorDescriptor": ("tilec.python.tensor_descriptor", "TensorDescriptor"),
+    "JITFunction": ("tilec.jit_function", "JITFunction"),
+    "jit": ("tilec.jit_function", "jit"),
+    "TensorDescriptor": ("tilec.tensor_descriptor", "TensorDescriptor"),
 }
 
 

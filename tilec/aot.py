@@ -71,7 +71,7 @@ def _constexpr_value(text: str):
 
 
 def _load_kernel(spec: str):
-    from tilec.python.jit import JITFunction
+    from tilec.jit_function import JITFunction
 
     if ":" not in spec:
         raise SystemExit(f"tilec-compile: expected path/to/file.py:kernel_name, got '{spec}'")

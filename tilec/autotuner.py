@@ -23,9 +23,8 @@ import warnings
 
 from tilec import knobs
 
-from . import cache
+from . import cache, launch_observers
 from .errors import CompilationError, PerformanceWarning
-from .python import launch_observers
 from .targets import target_for
 
 

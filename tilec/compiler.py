@@ -156,7 +156,7 @@ class CompiledKernel:
         signature the kernel was compiled for (count, array dtypes, the alignment it assumes). All
         the kernel's parameters may be given instead, constexprs in their places (as Triton's
         compiled kernels take them); those must be the values it was compiled with."""
-        from .python.jit import _plain_grid, _resolve_grid
+        from .jit_function import _plain_grid, _resolve_grid
 
         dims = _plain_grid(grid)
 
@@ -319,7 +319,7 @@ def select_target(values) -> str:
     forced = knobs.forced_target()
     if forced:
         return forced
-    from .python.tensor_descriptor import is_descriptor
+    from .tensor_descriptor import is_descriptor
 
     def leaves(name, items):  # tuple arguments count by their elements
         for i, v in enumerate(items):
@@ -381,7 +381,7 @@ def compile_specs(jit_fn, specs: dict, target: str, options: Options) -> Compile
             if kernel is not None:
                 return kernel
         from .analysis.written_args import written_arguments
-        from .python import kernel_module
+        from .frontend import kernel_module
 
         with timed("tile", name):
             module = kernel_module.build_module(
@@ -470,7 +470,7 @@ def compile(
     passes 1, as Triton's AOT compiler assumes nothing of a bare `*fp32`).
     Returns a CompiledKernel whose `asm` holds every stage.
     """
-    from tilec.python.jit import _user_frame_error
+    from tilec.jit_function import _user_frame_error
 
     try:
         return _compile(fn, signature, constexprs, target, num_warps, num_stages, debug, enable_fp_fusion,

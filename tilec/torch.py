@@ -33,7 +33,7 @@ import threading
 
 import torch
 
-from .python import launch_observers
+from . import launch_observers
 
 __all__ = ["op"]
 
@@ -50,7 +50,7 @@ _running = _Running()
 
 
 class _OpLaunches:
-    """The launch observer tilec.torch installs (see tilec.python.launch_observers)."""
+    """The launch observer tilec.torch installs (see tilec.launch_observers)."""
 
     def skip_launch(self) -> bool:
         return _running.fake_depth > 0

@@ -23,8 +23,6 @@ ROOT = Path(__file__).resolve().parents[1] / "tilec"
 
 BASE = {"tilec", "tilec._lazy", "tilec._version", "tilec._source_texts", "tilec.knobs", "tilec.timing",
         "tilec.diagnostics", "tilec.errors", "tilec.elf_files"}  # fmt: skip
-# modules of tilec/python that are the launch side, not the front end
-DRIVER_IN_FRONTEND = {"tilec.python.jit", "tilec.python.launch_observers", "tilec.python.tensor_descriptor"}
 LAYERS = ("base", "ir", "frontend", "passes", "targets", "driver")
 # what each layer may import: the front end and the passes both build on the IR alone
 MAY_IMPORT = {
@@ -40,10 +38,8 @@ MAY_IMPORT = {
 def layer_of(module: str) -> str:
     if module in BASE:
         return "base"
-    if module in DRIVER_IN_FRONTEND or any(module.startswith(m + ".") for m in DRIVER_IN_FRONTEND):
-        return "driver"
     part = module.split(".")[1] if module.count(".") else ""
-    return {"dialects": "ir", "analysis": "ir", "language": "frontend", "python": "frontend",
+    return {"dialects": "ir", "analysis": "ir", "language": "frontend", "frontend": "frontend",
             "passes": "passes", "targets": "targets"}.get(part, "driver")  # fmt: skip
 
 

@@ -34,7 +34,7 @@ def _release_compiled_kernels(request):
         return
     import gc
 
-    from tilec.python.jit import JITFunction
+    from tilec.jit_function import JITFunction
 
     for module in (request.module, sys.modules.get("suite")):
         for value in list(vars(module).values()) if module is not None else []:

@@ -59,7 +59,7 @@ class constexpr_function:
 
 
 def _is_constexpr(annotation) -> bool:
-    from tilec.python.source import is_constexpr_annotation
+    from tilec.frontend.source import is_constexpr_annotation
 
     return is_constexpr_annotation(annotation)
 
@@ -138,7 +138,7 @@ def _field_initializer(cls: type, names: list):
 
 
 def _flatten_fields(self):
-    from tilec.python.values import flatten_leaves as _flatten
+    from tilec.frontend.values import flatten_leaves as _flatten
 
     leaves, parts = [], []
     for name in type(self).__tilec_fields__:
@@ -153,7 +153,7 @@ def _flatten_fields(self):
 
 
 def _unflatten_fields(cls, structure, leaves):
-    from tilec.python.values import unflatten as _unflatten
+    from tilec.frontend.values import unflatten as _unflatten
 
     obj = cls.__new__(cls)
     i = 0

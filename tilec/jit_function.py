@@ -18,9 +18,9 @@ from tilec.language import core, descriptors
 from tilec.targets import arrays
 
 from . import launch_observers, tensor_descriptor
-from .kernel_functions import BoundJITMethod, KernelFunction
-from .source import SourceInfo, function_lines, is_constexpr_annotation, text_lines
-from .values import NamedStructure
+from .frontend.kernel_functions import BoundJITMethod, KernelFunction
+from .frontend.source import SourceInfo, function_lines, is_constexpr_annotation, text_lines
+from .frontend.values import NamedStructure
 
 
 def _user_frame_error(exc: BaseException) -> BaseException:

@@ -1,5 +1,5 @@
 """What the code generator knows of @tilec.jit functions: a kernel function it inlines where it is
-called, and such a function bound to an aggregate instance. tilec.python.jit's JITFunction (which
+called, and such a function bound to an aggregate instance. tilec.jit_function's JITFunction (which
 also compiles and launches) is a KernelFunction."""
 
 from __future__ import annotations
