@@ -4,7 +4,10 @@ import tempfile
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+HERE = os.path.dirname(__file__)
+# The helpers (suite.py, gpu_launch.py) live here; targets/nvidia/test_cp_async.py takes the 8-bit matmul
+# of language/test_8bit.py. Tests sit in folders that mirror tilec's packages.
+sys.path[:0] = [HERE, os.path.join(HERE, "language")]
 
 # Tests compile into a cache of their own: hermetic, and never the user's ~/.cache/tilec.
 if "TILEC_TEST_KEEP_CACHE" not in os.environ:

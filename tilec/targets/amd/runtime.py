@@ -5,7 +5,7 @@ Arguments are packed the way hipModuleLaunchKernel's `extra` buffer expects them
 buffer from a tuple of ctypes values, with each value's alignment).
 
 No AMD GPU exists where tilec is developed: this runtime is exercised against a recording stand-in for
-hip-python in CI (test/py/test_amd_runtime.py), never on hardware yet.
+hip-python in CI (test/py/targets/amd/test_amd_runtime.py), never on hardware yet.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from suite import CASES, check
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 UNSUPPORTED: set = set()  # suite cases the GPU lowering does not take (none at present)
 
 

@@ -8,7 +8,7 @@ from mlir.dialects import arith, func
 
 from tilec.dialects import docgen, tile
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _wrap_example(spec: tile.OpSpec) -> str:

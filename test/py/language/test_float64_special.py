@@ -321,7 +321,7 @@ def test_float64_constants_are_what_the_tool_derives():
     import importlib.util
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     spec = importlib.util.spec_from_file_location(
         "float64_constants_tool", root / "tools" / "float64_constants.py"
     )
