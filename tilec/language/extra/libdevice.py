@@ -53,6 +53,7 @@ from __future__ import annotations
 import math as _math
 
 from tilec._lazy import lazy_module
+from tilec.dialects import contract
 
 from .. import builtins, core, float64_math, float64_special, reductions, semantic
 from ..builtins import builtin
@@ -1617,7 +1618,7 @@ def _unfused(name: str, combine):
     def function(x, y) -> tensor:
         x, y, _ = semantic._operands(_float(x, name), y)
         r = combine(x, y)
-        r.handle.owner.attributes[_no_fp_fusion()] = _ir.UnitAttr.get()
+        r.handle.owner.attributes[contract.NO_FP_FUSION] = _ir.UnitAttr.get()
         return r
 
     function.__name__ = name
@@ -1625,12 +1626,6 @@ def _unfused(name: str, combine):
         f"x {dict(add_rn='+', sub_rn='-', mul_rn='*')[name]} y, correctly rounded, never fused into an FMA."
     )
     return builtin(function)
-
-
-def _no_fp_fusion() -> str:
-    from tilec.dialects.contract import NO_FP_FUSION
-
-    return NO_FP_FUSION
 
 
 add_rn = _unfused("add_rn", semantic.add)
@@ -1810,7 +1805,7 @@ def _float_operands(name: str, *values) -> list[tensor]:
 
 def _unfused(r: tensor) -> tensor:
     """r's operation rounds on its own (no FMA with the operation producing an operand)."""
-    r.handle.owner.attributes[_no_fp_fusion()] = _ir.UnitAttr.get()
+    r.handle.owner.attributes[contract.NO_FP_FUSION] = _ir.UnitAttr.get()
     return r
 
 

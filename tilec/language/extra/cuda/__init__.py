@@ -8,6 +8,8 @@ and nothing elsewhere. They matter for launches with `launch_pdl=True`, which st
 (NVIDIA sm_90+) once the kernel before it has called gdc_launch_dependents() in every program; other
 launches start after the previous kernel ends, so the wait returns at once."""
 
+from tilec.dialects import contract
+
 from ... import builtins as _builtins
 from ... import core as _core
 from ...builtins import builtin
@@ -56,12 +58,10 @@ def smid():
 def _grid_dependency_control(statement: str) -> None:
     from mlir import ir
 
-    from tilec.dialects.contract import GRID_DEPENDENCY_CONTROL
-
     done = _builtins.inline_asm_elementwise(
         f"{statement} // $0", "=r", [], dtype=_core.int32, is_pure=False, pack=1
     )
-    done.handle.owner.attributes[GRID_DEPENDENCY_CONTROL] = ir.UnitAttr.get()
+    done.handle.owner.attributes[contract.GRID_DEPENDENCY_CONTROL] = ir.UnitAttr.get()
 
 
 @builtin
